@@ -1,0 +1,95 @@
+"""The kit's one command: ``python -m autograder SUBCOMMAND``."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import assignments
+from .core.loader import SubmissionError
+from .errors import KitError
+
+
+def _assignment_arg(parser, required=False):
+    parser.add_argument(
+        "--assignment",
+        "-a",
+        choices=sorted(assignments.ASSIGNMENTS),
+        required=required,
+        help="which assignment (inferred from the submission when left out)",
+    )
+
+
+def _grading_args(parser):
+    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda", "auto"], help="where the student's code runs (default cpu)")
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds of wall time per graded name (default 10)")
+    parser.add_argument("--memory", type=float, default=2.0, help="GiB of memory the student's code may use (default 2)")
+
+
+def cmd_build(args) -> int:
+    from .build import build
+
+    for name in args.assignments or sorted(assignments.ASSIGNMENTS):
+        changed = build(assignments.get(name))
+        print(f"{name}: " + (", ".join(str(p.relative_to(Path.cwd()) if p.is_relative_to(Path.cwd()) else p) for p in changed) if changed else "up to date"))
+    return 0
+
+
+def _options(args):
+    from .engine import Options
+    from .sandbox.session import GiB, Limits
+
+    return Options(device=args.device, limits=Limits(timeout=args.timeout, memory_bytes=int(args.memory * GiB)))
+
+
+def cmd_grade(args) -> int:
+    from .engine import Grader, infer_assignment
+    from .results import summary_text, write_results
+
+    submission = Path(args.submission)
+    assignment = assignments.get(args.assignment) if args.assignment else infer_assignment(submission)
+    with Grader(assignment, _options(args)) as grader:
+        report = grader.grade(submission)
+    path = write_results(report, Path(args.out))
+    print(summary_text(report))
+    print(f"wrote {path}")
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from .demo import demo
+
+    return demo()
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder",
+        description="Build, release and grade the multi-head attention assignments.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    build = commands.add_parser("build", help="generate the stubs, the nbgrader source notebook and the release (runs nbgrader)", description="Generate the stubs, the nbgrader source notebook and the release (runs nbgrader).")
+    build.add_argument("assignments", nargs="*", help="assignments to build (default: all)")
+    build.set_defaults(run=cmd_build)
+
+    grade = commands.add_parser("grade", help="grade one submission into DIR/results.json (Gradescope's format)", description="Grade one submission into DIR/results.json (Gradescope's format).")
+    grade.add_argument("submission", help="a notebook, a .py file, a package folder or a repository folder")
+    _assignment_arg(grade)
+    grade.add_argument("--out", required=True, help="folder for results.json")
+    _grading_args(grade)
+    grade.set_defaults(run=cmd_grade)
+
+    demo = commands.add_parser("demo", help="build the release and grade the bundled sample submissions", description="Build the release and grade the bundled sample submissions.")
+    demo.set_defaults(run=cmd_demo)
+
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except (KitError, SubmissionError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

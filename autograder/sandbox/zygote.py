@@ -1,0 +1,104 @@
+"""A warm, clean process that forks student processes: ``python -m autograder.sandbox.zygote FD``.
+
+It is started as a fresh interpreter, so that its memory holds nothing but libraries
+and the kit's public engine: no reference, no hidden input, no other student's code.
+It imports PyTorch once; each student process it forks starts with PyTorch ready.
+
+Requests come as JSON messages on the SOCK_SEQPACKET socket FD; a spawned process's end of its own
+socket goes back with the reply (SCM_RIGHTS). The zygote reaps its children and
+tells the grader how each one ended, which the grader trusts: it is the zygote's
+word, not the student's.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import signal
+import socket
+import sys
+
+PRELOAD = (
+    "numpy",
+    "torch",
+    "matplotlib",
+    "matplotlib.pyplot",
+    "matplotlib.figure",
+    "matplotlib.collections",
+    "autograder.core.probing",
+    "autograder.core.loader",
+    "autograder.core.wire",
+    "autograder.sandbox.child",
+    "autograder.sandbox.isolation",
+)
+
+
+def preload(modules) -> None:
+    os.environ["MPLBACKEND"] = "Agg"
+    for module in modules:
+        importlib.import_module(module)
+
+
+def _reap(statuses: dict) -> None:
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        statuses[pid] = status
+
+
+def describe_status(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        return f"killed by signal {number} ({signal.Signals(number).name})"
+    return f"exit status {os.WEXITSTATUS(status)}"
+
+
+def serve(sock: socket.socket) -> None:
+    """One request, one reply, each a SOCK_SEQPACKET message."""
+    statuses: dict[int, int] = {}
+    while True:
+        message = sock.recv(1 << 16)
+        if not message:
+            return  # the grader is gone
+        request = json.loads(message)
+        _reap(statuses)
+        if request["op"] == "spawn":
+            parent_end, child_end = socket.socketpair()
+            pid = os.fork()
+            if pid == 0:
+                sock.close()
+                parent_end.close()
+                from autograder.sandbox import child
+
+                child.main(child_end, request)  # never returns
+            child_end.close()
+            socket.send_fds(sock, [json.dumps({"pid": pid}).encode()], [parent_end.fileno()])
+            parent_end.close()
+        elif request["op"] == "wait":
+            pid = request["pid"]
+            if pid not in statuses:
+                try:
+                    _, status = os.waitpid(pid, 0)
+                    statuses[pid] = status
+                except ChildProcessError:
+                    statuses[pid] = -1
+            status = statuses.pop(pid)
+            answer = "unknown" if status == -1 else describe_status(status)
+            sock.send(json.dumps({"pid": pid, "status": answer}).encode())
+        elif request["op"] == "exit":
+            return
+
+
+def main() -> None:
+    sock = socket.socket(fileno=int(sys.argv[1]))
+    preload(PRELOAD + tuple(sys.argv[2:]))
+    sock.send(b'{"ready": true}')
+    serve(sock)
+
+
+if __name__ == "__main__":
+    main()
