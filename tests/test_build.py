@@ -1,0 +1,105 @@
+"""Is everything students get generated from the one source, fresh, and free of solutions?"""
+import shutil
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+from autograder import KIT_ROOT, build
+
+
+def test_generated_files_are_fresh(mha):
+    """Do the stubs, the master notebook and the sample match what the build makes from solutions/ now?"""
+    stale = [str(path.relative_to(KIT_ROOT)) for path, text in build.generated_files(mha).items() if not path.exists() or path.read_text() != text]
+    assert not stale, f"stale generated files {stale}: run `python -m autograder build`"
+
+
+@pytest.mark.slow
+def test_release_is_what_nbgrader_makes_of_the_source(mha, tmp_path):
+    """Does real `nbgrader generate_assignment` reproduce release/ exactly?"""
+    release = build.release_in(mha, tmp_path)
+    made = {p.relative_to(release).as_posix(): p.read_bytes() for p in release.rglob("*") if p.is_file()}
+    committed = {p.relative_to(mha.release_dir).as_posix(): p.read_bytes() for p in mha.release_dir.rglob("*") if p.is_file()}
+    assert made.keys() == committed.keys()
+    stale = [name for name in made if made[name] != committed[name]]
+    assert not stale, f"release/{mha.name}/ is stale ({stale}): run `python -m autograder build`"
+
+
+def test_committed_release_holds_no_solution(mha):
+    """Does the committed release pass the leak check?"""
+    build.check_release(mha, mha.release_dir)
+
+
+def test_leak_check_catches_a_solution_line(mha, tmp_path):
+    """Is a solution line pasted into a release notebook caught?"""
+    leaked = tmp_path / "release"
+    shutil.copytree(mha.release_dir, leaked)
+    notebook = nbformat.read(leaked / mha.notebook_name, as_version=4)
+    line = sorted(build.solution_lines(mha))[0]
+    notebook.cells[-1].source += "\n" + line
+    nbformat.write(notebook, leaked / mha.notebook_name)
+    with pytest.raises(build.KitError, match="solution line"):
+        build.check_release(mha, leaked)
+
+
+def test_leak_check_catches_copied_files(mha, tmp_path):
+    """Is a reference file that nbgrader would copy from source/ into the release caught?"""
+    leaked = tmp_path / "release"
+    shutil.copytree(mha.release_dir, leaked)
+    shutil.copy(mha.reference_path, leaked / "reference.py")
+    with pytest.raises(build.KitError, match="not part of the release"):
+        build.check_release(mha, leaked)
+
+
+def test_leak_check_catches_hidden_tests(mha, tmp_path):
+    """Is a hidden test cell left in a release caught?"""
+    leaked = tmp_path / "release"
+    shutil.copytree(mha.release_dir, leaked)
+    notebook = nbformat.read(leaked / mha.notebook_name, as_version=4)
+    notebook.cells[-1].source += "\n" + build.hidden_test_source(mha, "tokenize")
+    nbformat.write(notebook, leaked / mha.notebook_name)
+    with pytest.raises(build.KitError, match="hidden material"):
+        build.check_release(mha, leaked)
+
+
+def test_release_exercise_cells_are_the_stubs(mha):
+    """Is each exercise cell of the release exactly its definition in assignments/<name>.py?"""
+    stub = mha.stub_path.read_text()
+    notebook = nbformat.read(mha.release_dir / mha.notebook_name, as_version=4)
+    cells = {cell.id: cell.source for cell in notebook.cells}
+    for name in mha.graded:
+        assert cells[name] in stub, f"the release's {name} cell differs from the stub module"
+        assert "# YOUR CODE HERE" in cells[name]
+
+
+def test_every_stub_raises_naming_its_exercise(mha):
+    """Does calling each blank stub raise NotImplementedError that names the exercise?"""
+    namespace = {}
+    exec(compile(mha.stub_path.read_text(), str(mha.stub_path), "exec"), namespace)
+    import torch
+
+    calls = {
+        "tokenize": lambda f: f("a b"),
+        "build_vocab": lambda f: f(["a"]),
+        "encode": lambda f: f(["a"], {"<pad>": 0, "<unk>": 1}),
+        "Embeddings": lambda f: f(5, 4)(torch.zeros(1, 2, dtype=torch.long)),
+        "PositionalEncoding": lambda f: f(4)(torch.zeros(1, 2, 4)),
+        "split_heads": lambda f: f(torch.zeros(1, 2, 4), 2),
+        "combine_heads": lambda f: f(torch.zeros(1, 2, 2, 2)),
+        "scaled_dot_product_attention": lambda f: f(*[torch.zeros(1, 2, 4)] * 3),
+        "make_padding_mask": lambda f: f(torch.zeros(1, 2)),
+        "make_causal_mask": lambda f: f(3),
+        "MultiHeadAttention": lambda f: f(8, 2)(*[torch.zeros(1, 2, 8)] * 3),
+        "display_attention": lambda f: f(["a"], ["a"], torch.zeros(1, 1, 1), 1, 1, 1),
+    }
+    assert set(calls) == set(mha.graded)
+    for number, name in enumerate(mha.graded, start=1):
+        with pytest.raises(NotImplementedError, match=rf"Exercise {number} \({name}\)"):
+            calls[name](namespace[name])
+
+
+def test_build_command_has_help(mha):
+    """Does `python -m autograder build --help` explain the command (the CLI is wired)?"""
+    done = subprocess.run([sys.executable, "-m", "autograder", "build", "--help"], capture_output=True, text=True, cwd=KIT_ROOT)
+    assert done.returncode == 0 and "nbgrader" in done.stdout

@@ -1,0 +1,72 @@
+"""Is a submission found and loaded fairly, whatever form it takes?"""
+import json
+
+import pytest
+
+from autograder.core.loader import Entry, SubmissionError, find_entry, load
+
+GRADED = ("tokenize", "split_heads")
+
+
+def notebook(path, *cells):
+    path.write_text(json.dumps({
+        "cells": [{"cell_type": "code", "metadata": {}, "source": cell, "outputs": [], "execution_count": None} for cell in cells],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+    }))
+    return path
+
+
+def test_failing_cells_do_not_hide_later_definitions(tmp_path):
+    """Are definitions after a failing cell, a sys.exit() and an IPython magic still loaded?"""
+    path = notebook(
+        tmp_path / "work.ipynb",
+        "%matplotlib inline\nimport math",
+        "def tokenize(text):\n    return text.split()",
+        "raise RuntimeError('scratch')",
+        "import sys\nsys.exit(3)",
+        "!pip install nothing",
+        "def split_heads(x, n):\n    return x",
+    )
+    loaded = load(Entry("notebook", path))
+    assert {"tokenize", "split_heads"} <= set(loaded.namespace)
+    assert len(loaded.notes) == 2 and "RuntimeError: scratch" in loaded.notes[0] and "SystemExit" in loaded.notes[1]
+
+
+def test_module_statements_after_an_error_still_load(tmp_path):
+    """Does a .py file whose demo code fails still define its later functions?"""
+    path = tmp_path / "work.py"
+    path.write_text("def tokenize(t):\n    return t.split()\n\nprint(undefined_name)\n\ndef split_heads(x, n):\n    return x\n")
+    loaded = load(Entry("module", path))
+    assert "split_heads" in loaded.namespace and "NameError" in loaded.notes[0]
+
+
+def test_repository_folder_picks_the_file_with_the_work(tmp_path):
+    """In a student's repository, is the file defining the graded names chosen over the others?"""
+    (tmp_path / "README.md").write_text("my homework")
+    (tmp_path / "scratch.py").write_text("x = 1\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "attention.py").write_text("def tokenize(t): ...\ndef split_heads(x, n): ...\n")
+    (tmp_path / ".ipynb_checkpoints").mkdir()
+    (tmp_path / ".ipynb_checkpoints" / "old.ipynb").write_text("{}")
+    assert find_entry(tmp_path, GRADED) == Entry("module", tmp_path / "src" / "attention.py")
+
+
+def test_two_equal_candidates_are_an_error_that_says_what_to_do(tmp_path):
+    (tmp_path / "a.py").write_text("def tokenize(t): ...\n")
+    (tmp_path / "b.py").write_text("def tokenize(t): ...\n")
+    with pytest.raises(SubmissionError, match="keep your work in one of them"):
+        find_entry(tmp_path, GRADED)
+
+
+@pytest.mark.parametrize("name, message", [("work.txt", "not .txt"), ("missing.py", "does not exist")])
+def test_bad_paths_are_clear_errors(tmp_path, name, message):
+    if name == "work.txt":
+        (tmp_path / name).write_text("")
+    with pytest.raises(SubmissionError, match=message):
+        find_entry(tmp_path / name, GRADED)
+
+
+def test_broken_notebook_is_a_clear_error(tmp_path):
+    (tmp_path / "work.ipynb").write_text("{not json")
+    with pytest.raises(SubmissionError, match="save it again from Jupyter"):
+        load(Entry("notebook", tmp_path / "work.ipynb"))

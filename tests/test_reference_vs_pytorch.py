@@ -1,0 +1,66 @@
+"""Is the reference itself right? Checked against PyTorch's own attention."""
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from autograder.reference import Reference
+
+
+@pytest.fixture(scope="module")
+def ref(mha):
+    return Reference.of(mha).impl
+
+
+@pytest.mark.parametrize("q_len, k_len", [(5, 5), (3, 7), (1, 1)])
+@pytest.mark.parametrize("masked", [False, True])
+def test_attention_matches_torch(ref, q_len, k_len, masked):
+    """Does the reference's attention equal F.scaled_dot_product_attention, masks included?"""
+    generator = torch.Generator().manual_seed(q_len * 10 + k_len)
+    q, k, v = (torch.randn(2, 3, n, 8, generator=generator) for n in (q_len, k_len, k_len))
+    mask = torch.rand(2, 1, q_len, k_len, generator=generator) > 0.3 if masked else None
+    if mask is not None:
+        mask[..., 0] = True  # every query sees at least one key
+    ours, probs = ref.scaled_dot_product_attention(q, k, v, mask=mask)
+    theirs = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    # Both sum the same float32 products in a different order: a few ulp of values of order 1.
+    torch.testing.assert_close(ours, theirs, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(probs.sum(-1), torch.ones(2, 3, q_len), rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("d_model, n_heads, q_len, k_len", [(8, 4, 6, 6), (12, 3, 3, 7), (64, 8, 5, 5)])
+def test_multi_head_attention_matches_torch(ref, d_model, n_heads, q_len, k_len):
+    """Does the reference's layer equal nn.MultiheadAttention with the same weights?"""
+    torch.manual_seed(d_model + n_heads)
+    theirs = torch.nn.MultiheadAttention(d_model, n_heads, dropout=0.0, batch_first=True).eval()
+    ours = ref.MultiHeadAttention(d_model, n_heads, dropout=0.0).eval()
+    with torch.no_grad():  # torch keeps Wq, Wk, Wv stacked in in_proj_weight
+        for i, layer in enumerate((ours.Wq, ours.Wk, ours.Wv)):
+            layer.weight.copy_(theirs.in_proj_weight[i * d_model : (i + 1) * d_model])
+            layer.bias.copy_(theirs.in_proj_bias[i * d_model : (i + 1) * d_model])
+        ours.Wo.weight.copy_(theirs.out_proj.weight)
+        ours.Wo.bias.copy_(theirs.out_proj.bias)
+    query, key = torch.randn(2, q_len, d_model), torch.randn(2, k_len, d_model)
+    causal = ref.make_causal_mask(q_len) if q_len == k_len else None
+    out, probs = ours(query, key, key, mask=causal)
+    expected, expected_probs = theirs(
+        query, key, key, attn_mask=None if causal is None else ~causal[0, 0], average_attn_weights=False
+    )
+    torch.testing.assert_close(out, expected, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(probs, expected_probs, rtol=1e-5, atol=1e-6)
+
+
+def test_positional_table_matches_the_formula(ref):
+    """Is the reference's table the paper's formula, computed independently in float64?"""
+    d_model, length = 10, 50
+    pe = ref.PositionalEncoding(d_model, dropout=0.0, max_length=length).pe[0].double().numpy()
+    pos = np.arange(length)[:, None]
+    for i in range(d_model // 2):
+        angle = pos[:, 0] / 10000 ** (2 * i / d_model)
+        np.testing.assert_allclose(pe[:, 2 * i], np.sin(angle), atol=1e-7)  # float32 storage of values <= 1
+        np.testing.assert_allclose(pe[:, 2 * i + 1], np.cos(angle), atol=1e-7)
+
+
+def test_tokenize_example(ref):
+    """Does the reference give the contract's own example?"""
+    assert ref.tokenize("Hello, what is a basic split?") == ["hello", "what", "is", "a", "basic", "split"]
