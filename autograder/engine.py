@@ -76,12 +76,17 @@ class Grader:
         self.zygote = Zygote(preload=(f"autograder.{assignment.name}.probes",))
         self.reference = Reference.of(assignment)
 
-    def grade(self, submission: Path) -> Report:
+    def open(self, submission: Path):
+        """(session, plugin) for one submission: its student side, and the pytest plugin judging it."""
         from .plugin import Grading
 
         entry = find_entry(Path(submission), self.assignment.graded)
-        session = Session(self.zygote, entry, self.device, self.options.limits, self.options.isolation)
-        grading = Grading(self.assignment, session, self.reference, self.device, entry)
+        options = self.options
+        session = Session(self.zygote, entry, self.device, options.limits, options.isolation, self.assignment.graded)
+        return session, Grading(self.assignment, session, self.reference, self.device, entry)
+
+    def grade(self, submission: Path) -> Report:
+        session, grading = self.open(submission)
         started = time.monotonic()
         try:
             run_graders(self.assignment, grading)

@@ -44,3 +44,12 @@ def expect_same(student, reference, probe, inputs: dict, keys: tuple[str, ...] |
         context = f" [{what}]" if what else ""
         raise Mismatch(problems[0] + context, {"probe_id": probe_id, "inputs": inputs, "got": got})
     return got
+
+
+def require_own_attention(got: dict, name: str) -> None:
+    """Fail unless name's own code computed attention without PyTorch's built-in versions."""
+    calls = sorted({entry.split(":", 1)[1] for entry in got.get("__builtin__", []) if entry.split(":", 1)[0] == name})
+    require(
+        not calls,
+        f"{name} calls {', '.join(calls)}: the exercise is to compute attention yourself, so {name} earns no points",
+    )

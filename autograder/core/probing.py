@@ -11,6 +11,7 @@ declares the tolerance it is compared with, beside the probe, with the reason.
 """
 from __future__ import annotations
 
+import sys
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -169,15 +170,36 @@ def _is_kit_or_library(filename: str) -> bool:
 
 # PyTorch's own attention, which an exercise must not call in place of its own code.
 BUILTIN_ATTENTION = ("scaled_dot_product_attention", "multi_head_attention_forward")
-_tripped: set[str] = set()
+_tripped: set[str] = set()  # "graded name:builtin" for each call seen during a probe
 
 
-def install_tripwires() -> None:
-    """Record every call of PyTorch's attention; install before a student's code is loaded.
+def _blame(graded: tuple[str, ...]) -> str:
+    """The graded name whose own code made the call: the innermost student frame that belongs to one."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        code = frame.f_code
+        if not _is_kit_or_library(code.co_filename):
+            qualname = getattr(code, "co_qualname", None)
+            if qualname is None:  # Python 3.10: methods are named through self
+                owner = frame.f_locals.get("self")
+                qualname = f"{type(owner).__name__}.{code.co_name}" if owner is not None else code.co_name
+            first = qualname.split(".")[0]
+            if first in graded:
+                return first
+        frame = frame.f_back
+    return "?"
 
-    torch.nn.MultiheadAttention and F.multi_head_attention_forward both end in a lookup
-    of these names on torch.nn.functional, so the wrappers see them too.
+
+def install_tripwires(graded: tuple[str, ...]) -> None:
+    """Record every call of PyTorch's attention, and which graded name's code made it.
+
+    Installed before a student's code is loaded, so that an import of the function
+    binds the recording wrapper. torch.nn.MultiheadAttention and
+    F.multi_head_attention_forward both end in a lookup on torch.nn.functional, so the
+    wrappers see them too. A student's code could undo this; it gains that check only,
+    and nothing else is read from the student's process.
     """
+    import torch
     import torch.nn.functional as F
 
     for name in BUILTIN_ATTENTION:
@@ -186,18 +208,16 @@ def install_tripwires() -> None:
             continue
 
         def wrapper(*args, _name=name, _original=original, **kwargs):
-            _tripped.add(f"torch.nn.functional.{_name}")
+            _tripped.add(f"{_blame(graded)}:torch.nn.functional.{_name}")
             return _original(*args, **kwargs)
 
         wrapper._tripwire = True
         setattr(F, name, wrapper)
-    import torch
-
     original_init = torch.nn.MultiheadAttention.__init__
     if not getattr(original_init, "_tripwire", False):
 
         def init(self, *args, **kwargs):
-            _tripped.add("torch.nn.MultiheadAttention")
+            _tripped.add(f"{_blame(graded)}:torch.nn.MultiheadAttention")
             original_init(self, *args, **kwargs)
 
         init._tripwire = True

@@ -157,13 +157,13 @@ def _table(module):
     return table
 
 
-@probe(out=FLOAT32)
+@probe(train=FLOAT32, eval=FLOAT32)
 def positional_encoding_dropout(impl, d_model, max_length, x, p):
-    """In train mode, with dropout p, each output is 0 or (x + pe) / (1 - p): graders check which."""
+    """The same module in train mode (dropout p) and in eval mode: graders check train = 0 or eval / (1 - p)."""
     torch.manual_seed(0)
     module = _module(impl, "PositionalEncoding", d_model, dropout=p, max_length=max_length)
-    module.train()
-    return {"out": module(impl.tensor(x))}
+    train = module.train()(impl.tensor(x))
+    return {"train": train, "eval": module.eval()(impl.tensor(x))}
 
 
 # ------------------------------------------------------------------ heads

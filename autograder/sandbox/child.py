@@ -38,7 +38,7 @@ def main(sock: socket.socket, request: dict) -> None:
         quiet()
         isolation.enter(request)
         configure_torch()
-        install_tripwires()
+        install_tripwires(tuple(request["graded"]))
         entry = Entry(request["kind"], Path(request["path"]))
         loaded = load(entry)
         impl = Implementation(loaded.namespace, device=request["device"], label=entry.describe())

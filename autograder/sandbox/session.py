@@ -40,6 +40,7 @@ class Session:
     device: str = "cpu"
     limits: Limits = field(default_factory=Limits)
     isolation: str = "process"
+    graded: tuple[str, ...] = ()  # the assignment's graded names, to blame a call of PyTorch's attention
     notes: list[str] = field(default_factory=list)  # what loading the code reported
 
     def __post_init__(self):
@@ -93,6 +94,7 @@ class Session:
 
     def _request(self) -> dict:
         return {
+            "graded": list(self.graded),
             "kind": self.entry.kind,
             "path": str(self.entry.path),
             "device": self.device,

@@ -49,18 +49,15 @@ def test_nothing_is_trained(student):
     require(bool(got["buffer"]), "PositionalEncoding should keep its table as a buffer named pe: self.register_buffer('pe', table)")
 
 
-def test_dropout_after_adding(student, reference):
-    """in train mode, applies dropout to x + pe: each output is 0 or (x + pe) / (1 - p)"""
-    d_model, max_length, p = 16, 32, 0.5
-    x = normal(3, 4, 20, d_model)
-    eval_inputs = {"d_model": d_model, "max_length": max_length, "x": x}
-    summed = reference.run(probes.positional_encoding.probe_id, eval_inputs)["out"]
-    dropout_inputs = {**eval_inputs, "p": p}
+def test_dropout_after_adding(student):
+    """in train mode, applies dropout to x + pe: each output is 0 or its eval-mode value / (1 - p)"""
+    p = 0.5
+    dropout_inputs = {"d_model": 16, "max_length": 32, "x": normal(3, 4, 20, 16), "p": p}
     outputs = student.run(probes.positional_encoding_dropout.probe_id, dropout_inputs)
     evidence = {"probe_id": probes.positional_encoding_dropout.probe_id, "inputs": dropout_inputs, "got": outputs}
-    got = outputs["out"]
-    require(got.shape == summed.shape, f"out has shape {got.shape}; expected {summed.shape}")
-    zero = got == 0
-    scaled = np.isclose(got, summed / (1 - p), rtol=1e-5, atol=1e-6)  # one float32 multiply apart
+    train, summed = outputs["train"], outputs["eval"]  # the student's own x + pe: only the dropout is judged here
+    require(train.shape == summed.shape, f"train-mode output has shape {train.shape}; eval mode gives {summed.shape}")
+    zero = train == 0
+    scaled = np.isclose(train, summed / (1 - p), rtol=1e-5, atol=1e-6)  # one float32 multiply apart
     require(bool(np.all(zero | scaled)), "in train mode some outputs are neither 0 nor (x + pe) / (1 - p): apply self.dropout to x + pe, as the last step", evidence)
     require(0.2 < zero.mean() < 0.8, f"with dropout p = {p}, {zero.mean():.0%} of the outputs are 0; about half should be: is self.dropout applied, with the p given?", evidence)

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from autograder.inputs import keep_mask, normal, rng
-from autograder.judge import expect_same, require
+from autograder.judge import expect_same, require, require_own_attention
 from autograder.mha import probes
 
 GRADED = "scaled_dot_product_attention"
@@ -19,6 +19,8 @@ SHAPES = {  # leading dims, q_len, k_len, d_k, d_v
 
 
 def inputs(seed, lead, q_len, k_len, d_k, d_v, **extra):
+    if extra.pop("float64", False):
+        return {key: value.astype(np.float64) for key, value in inputs(seed, lead, q_len, k_len, d_k, d_v).items()}
     return {
         "query": normal(seed, *lead, q_len, d_k),
         "key": normal(seed + 1, *lead, k_len, d_k),
@@ -49,6 +51,11 @@ def test_values(student, reference, shape):
     expect_same(student, reference, probes.attention, inputs(13, *shape), keys=("output", "attn_probs"))
 
 
+def test_keeps_the_dtype(student, reference):
+    """returns float64 results for float64 inputs"""
+    expect_same(student, reference, probes.attention, inputs(29, (2, 2), 3, 4, 4, 4, float64=True), keys=("output", "attn_probs"))
+
+
 @pytest.mark.weight(2)
 @pytest.mark.parametrize("make", MASKS.values(), ids=MASKS.keys())
 def test_masks(student, reference, make):
@@ -73,5 +80,4 @@ def test_dropout_on_the_weights(student, reference):
 def test_computes_attention_itself(student):
     """computes attention itself, without torch's scaled_dot_product_attention"""
     got = student.run(probes.attention.probe_id, inputs(13, *SHAPES["3 dims: (batch 2, seq 5, d_k 4)"]))
-    used = list(got.get("__builtin__", []))
-    require(not used, f"your code calls {', '.join(used)}: this exercise is to write attention yourself, so it earns no points")
+    require_own_attention(got, GRADED)
