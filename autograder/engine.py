@@ -26,7 +26,23 @@ from .sandbox.session import Limits, Session
 class Options:
     device: str = "cpu"  # "cpu", "cuda" or "auto"
     limits: Limits = field(default_factory=Limits)
-    isolation: str = "process"
+    allow_unsandboxed: bool = False  # grade in a plain separate process where the hardened sandbox cannot run
+    uid: int = 61000  # the unprivileged uid student processes run as (hardened)
+
+    def isolation(self) -> str:
+        """'hardened' where this machine can, else 'process' if allowed, else a KitError saying why not."""
+        from .sandbox.cgroups import hardened_support
+
+        reason = hardened_support()
+        if reason is None:
+            return "hardened"
+        if self.allow_unsandboxed:
+            return "process"
+        raise KitError(
+            f"refusing to grade without the hardened sandbox: {reason}. Run as root on Linux, "
+            f"or pass --allow-unsandboxed to grade in a plain separate process (not hardened: "
+            f"the student's code can read and write what this user can)"
+        )
 
     def resolved_device(self) -> str:
         if self.device != "auto":
@@ -72,6 +88,7 @@ class Grader:
         self.assignment = assignment
         self.options = options
         self.device = options.resolved_device()
+        self.isolation = options.isolation()
         # The zygote is a fresh interpreter: it starts while the reference loads here.
         self.zygote = Zygote(preload=(f"autograder.{assignment.name}.probes",))
         self.reference = Reference.of(assignment)
@@ -82,7 +99,16 @@ class Grader:
 
         entry = find_entry(Path(submission), self.assignment.graded)
         options = self.options
-        session = Session(self.zygote, entry, self.device, options.limits, options.isolation, self.assignment.graded)
+        session = Session(
+            self.zygote,
+            entry,
+            self.device,
+            options.limits,
+            self.isolation,
+            self.assignment.graded,
+            submission=Path(submission),
+            uid=options.uid,
+        )
         return session, Grading(self.assignment, session, self.reference, self.device, entry)
 
     def grade(self, submission: Path) -> Report:
@@ -97,14 +123,17 @@ class Grader:
             grading.results,
             submission=str(submission),
             notes=session.notes,
-            sandbox=self.options.isolation,
+            sandbox=self.isolation if self.isolation == "hardened" else "process (not hardened)",
             device=self.device,
         )
         report.seconds = round(time.monotonic() - started, 3)
         return report
 
     def close(self) -> None:
+        from .sandbox.cgroups import remove_parents
+
         self.zygote.close()
+        remove_parents()
 
     def __enter__(self):
         return self

@@ -104,8 +104,8 @@ def summarize(assignment: Assignment, results: list[CheckResult], **report_field
                     title=cases[0].title,
                     passed=passed,
                     total=len(cases),
-                    score=round(score, 4),
-                    max_score=round(share, 4),
+                    score=score,
+                    max_score=share,
                     message=message,
                     mistakes=sorted({m for c in cases for m in c.mistakes}),
                     gate=cases[0].gate,
@@ -132,8 +132,8 @@ def gradescope_json(report: Report, hidden_visibility: str = HIDDEN_VISIBILITY) 
     tests = [
         {
             "name": f"{check.name}: {check.title}",
-            "score": check.score,
-            "max_score": check.max_score,
+            "score": round(check.score, 6),
+            "max_score": round(check.max_score, 6),
             "status": check.status,
             "output": check.message,
             "visibility": hidden_visibility,

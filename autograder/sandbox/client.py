@@ -14,6 +14,15 @@ from ..core import wire
 from ..errors import KitError
 
 
+PASSED_ON = ("PATH", "LANG", "LC_ALL", "PYTHONPATH", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "LD_LIBRARY_PATH")
+
+
+def zygote_environment() -> dict[str, str]:
+    """Only what Python, PyTorch and a GPU need: CI secrets in this environment never reach a student."""
+    env = {key: os.environ[key] for key in PASSED_ON if key in os.environ}
+    return {**env, "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg"}
+
+
 class Zygote:
     """A clean process with PyTorch imported, forking one student process per request."""
 
@@ -24,7 +33,7 @@ class Zygote:
             pass_fds=[theirs.fileno()],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
-            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+            env=zygote_environment(),
         )
         theirs.close()
         self.sock = ours
