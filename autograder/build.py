@@ -374,18 +374,11 @@ def sample_notebook(assignment: Assignment, mistake_id: str) -> nbformat.Noteboo
     mistake = next(m for m in catalogue(assignment) if m.id == mistake_id)
     source = mistake.source(assignment.reference_path.read_text())
     blocks = {b.name: b.source for b in _blocks_of(source) if b.is_exercise}
-    notebook = source_notebook(assignment)
-    cells = []
+    notebook = nbformat.read(assignment.release_dir / assignment.notebook_name, as_version=4)
     for cell in notebook.cells:
-        nbgrader = cell.metadata.get("nbgrader", {})
-        if nbgrader.get("grade"):
-            continue  # a student's copy has no hidden tests
-        if nbgrader.get("solution"):
+        if cell.get("id") in blocks:
             cell.source = strip_markers(blocks[cell.id]).rstrip("\n")
-        cell.metadata.pop("nbgrader", None)
-        cells.append(cell)
-    notebook.cells = cells
-    notebook.metadata[KIT_METADATA]["note"] = f"a sample submission with the mistake {mistake_id}; " + GENERATED_NOTE.format(name=assignment.name)
+    notebook.metadata[KIT_METADATA]["note"] = f"a sample submission with the mistake {mistake_id}"
     return notebook
 
 
@@ -393,13 +386,41 @@ def sample_path(assignment: Assignment) -> Path:
     return KIT_ROOT / "samples" / assignment.name / f"one_bug_{SAMPLE_MISTAKE[assignment.name]}.ipynb"
 
 
+SELF_CHECK = "kitcheck"  # the folder of self-checks beside the notebook
+ENGINE_FILES = ("__init__.py", "compare.py", "loader.py", "probing.py", "selfcheck.py", "wire.py")
+
+
+def self_check_files(assignment: Assignment) -> dict[str, str]:
+    """The self-check bundle, relative to the notebook's folder: the kit's public engine, unchanged,
+    the assignment's probes, and the instructor's outputs on the visible inputs (no reference code)."""
+    from .selfcheck_data import visible_json
+
+    kit = KIT_ROOT / "autograder"
+    files = {f"{SELF_CHECK}/{name}": (kit / "kitcheck_package" / name).read_text() for name in ("__init__.py", "__main__.py")}
+    files.update({f"{SELF_CHECK}/core/{name}": (kit / "core" / name).read_text() for name in ENGINE_FILES})
+    files[f"{SELF_CHECK}/{assignment.name}/__init__.py"] = f'"""Probes and visible checks of {assignment.name}."""\n'
+    files[f"{SELF_CHECK}/{assignment.name}/probes.py"] = (assignment.package_dir / "probes.py").read_text()
+    files[f"{SELF_CHECK}/{assignment.name}/visible.json"] = visible_json(assignment)
+    return files
+
+
 def generated_files(assignment: Assignment) -> dict[Path, str]:
     """Every file steps 1 and 2 write, with its content."""
-    return {
+    files = {
         assignment.stub_path: stub_module(assignment),
         assignment.source_dir / assignment.notebook_name: notebook_text(source_notebook(assignment)),
-        sample_path(assignment): notebook_text(sample_notebook(assignment, SAMPLE_MISTAKE[assignment.name])),
     }
+    for name, text in self_check_files(assignment).items():
+        files[assignment.source_dir / name] = text
+    return files
+
+
+def stale_files(assignment: Assignment) -> list[Path]:
+    """Generated files that differ from what the build makes now, or that it no longer makes."""
+    expected = generated_files(assignment)
+    stale = [path for path, text in expected.items() if not path.exists() or path.read_text() != text]
+    present = {p for p in assignment.source_dir.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    return stale + sorted(present - set(expected))
 
 
 def nbgrader_command() -> list[str]:
@@ -435,12 +456,12 @@ def release_in(assignment: Assignment, scratch: Path) -> Path:
 
 
 def allowed_release_files(assignment: Assignment) -> set[str]:
-    return {assignment.notebook_name}
+    return {assignment.notebook_name} | set(self_check_files(assignment))
 
 
 def check_release(assignment: Assignment, release_dir: Path) -> None:
     """Fail unless the release holds only student material: no solution, hidden test or reference code."""
-    files = sorted(p.relative_to(release_dir).as_posix() for p in release_dir.rglob("*") if p.is_file())
+    files = sorted(_snapshot(release_dir))
     extra = sorted(set(files) - allowed_release_files(assignment))
     if extra:
         raise KitError(
@@ -474,13 +495,16 @@ def solution_lines(assignment: Assignment) -> set[str]:
 
 
 def build(assignment: Assignment) -> list[Path]:
-    """Write the stubs, the master notebook and the release; return what changed."""
+    """Write the stubs, the master notebook, the release and the sample; return what changed."""
     changed = []
-    for path, content in generated_files(assignment).items():
-        if not path.exists() or path.read_text() != content:
+    expected = generated_files(assignment)
+    for path in stale_files(assignment):
+        if path in expected:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(content)
-            changed.append(path)
+            path.write_text(expected[path])
+        else:
+            path.unlink()  # nbgrader would copy a stray file of source/ into the release
+        changed.append(path)
     with tempfile.TemporaryDirectory() as scratch:
         release = release_in(assignment, Path(scratch))
         check_release(assignment, release)
@@ -490,10 +514,18 @@ def build(assignment: Assignment) -> list[Path]:
         shutil.copytree(release, target)
         if _snapshot(target) != before:
             changed.append(target)
+    sample = sample_path(assignment)
+    text = notebook_text(sample_notebook(assignment, SAMPLE_MISTAKE[assignment.name]))
+    if not sample.exists() or sample.read_text() != text:
+        sample.parent.mkdir(parents=True, exist_ok=True)
+        sample.write_text(text)
+        changed.append(sample)
     return changed
 
 
 def _snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file below folder (bytecode caches aside), by relative path."""
     if not folder.exists():
         return {}
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in files}

@@ -11,16 +11,21 @@ from autograder import KIT_ROOT, build
 
 def test_generated_files_are_fresh(mha):
     """Do the stubs, the master notebook and the sample match what the build makes from solutions/ now?"""
-    stale = [str(path.relative_to(KIT_ROOT)) for path, text in build.generated_files(mha).items() if not path.exists() or path.read_text() != text]
+    stale = [str(path.relative_to(KIT_ROOT)) for path in build.stale_files(mha)]
     assert not stale, f"stale generated files {stale}: run `python -m autograder build`"
+
+
+def test_sample_is_the_release_with_one_mistake(mha):
+    """Is the demo's sample the committed release, filled in, with the one known mistake?"""
+    text = build.notebook_text(build.sample_notebook(mha, build.SAMPLE_MISTAKE["mha"]))
+    assert build.sample_path(mha).read_text() == text, "stale sample: run `python -m autograder build`"
 
 
 @pytest.mark.slow
 def test_release_is_what_nbgrader_makes_of_the_source(mha, tmp_path):
     """Does real `nbgrader generate_assignment` reproduce release/ exactly?"""
     release = build.release_in(mha, tmp_path)
-    made = {p.relative_to(release).as_posix(): p.read_bytes() for p in release.rglob("*") if p.is_file()}
-    committed = {p.relative_to(mha.release_dir).as_posix(): p.read_bytes() for p in mha.release_dir.rglob("*") if p.is_file()}
+    made, committed = build._snapshot(release), build._snapshot(mha.release_dir)
     assert made.keys() == committed.keys()
     stale = [name for name in made if made[name] != committed[name]]
     assert not stale, f"release/{mha.name}/ is stale ({stale}): run `python -m autograder build`"

@@ -132,3 +132,17 @@ def digest(probe_id: str, inputs: dict) -> str:
     """A key naming a probe call: equal inputs give equal keys."""
     meta, arrays = pack(inputs)
     return probe_id + ":" + hashlib.sha256(encode(meta, arrays)).hexdigest()
+
+
+def array_to_json(array: np.ndarray) -> dict:
+    """A plain array as JSON: exact for the float32 and int64 values stored (repr round-trips)."""
+    array = to_array(array)
+    data = array.ravel().tolist()
+    return {"dtype": array.dtype.str, "shape": list(array.shape), "data": data}
+
+
+def array_from_json(value: dict) -> np.ndarray:
+    dtype = np.dtype(value["dtype"])
+    if dtype.kind not in PLAIN_KINDS:
+        raise WireError(f"{dtype} is not plain data")
+    return np.array(value["data"], dtype=dtype).reshape(value["shape"])

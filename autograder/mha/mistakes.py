@@ -125,7 +125,7 @@ MISTAKES = [
         target="scaled_dot_product_attention",
         old="scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)",
         new="scores = query @ key.transpose(-2, -1)",
-        message="The scores are not scaled: divide Q K^T by sqrt(d_k), with d_k = query.size(-1), before the softmax.",
+        message="The scores are not scaled: divide Q K^T by sqrt(d_k), d_k being the width of the queries (their last axis), before the softmax.",
     ),
     Mistake(
         id="attention_scaled_by_d_k",
