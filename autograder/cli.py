@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -65,6 +66,27 @@ def cmd_grade(args) -> int:
     return 0
 
 
+def cmd_grade_all(args) -> int:
+    from .batch import grade_all, students
+    from .engine import infer_assignment
+
+    folder = Path(args.submissions)
+    if args.assignment:
+        assignment = assignments.get(args.assignment)
+    else:
+        assignment = infer_assignment(students(folder)[0].path)
+    status = grade_all(folder, assignment, Path(args.out), _options(args), jobs=args.jobs, progress=not args.quiet)
+    errors = {name: text for name, text in status.items() if text.startswith("error")}
+    out = Path(args.out)
+    print((out / "report.txt").read_text(), end="")
+    skipped = sum(text.startswith("skipped") for text in status.values())
+    print(f"\n{len(status) - skipped - len(errors)} graded, {skipped} already graded, {len(errors)} errors")
+    for name, text in errors.items():
+        print(f"  {name}: {text}")
+    print(f"wrote {out / 'summary.csv'}, {out / 'report.png'}, {out / 'report.txt'} and {out}/<student>/results.json")
+    return 1 if errors else 0
+
+
 def cmd_demo(args) -> int:
     from .demo import demo
 
@@ -88,6 +110,19 @@ def main(argv=None) -> int:
     grade.add_argument("--out", required=True, help="folder for results.json")
     _grading_args(grade)
     grade.set_defaults(run=cmd_grade)
+
+    grade_all = commands.add_parser(
+        "grade-all",
+        help="grade every submission of a folder (one file or folder per student), in parallel, with a class report",
+        description="Grade every submission of a folder into DIR/<student>/results.json, with DIR/summary.csv and a class report; a rerun skips what is done.",
+    )
+    grade_all.add_argument("submissions", help="a folder with one notebook, .py file or folder per student, named after them")
+    _assignment_arg(grade_all)
+    grade_all.add_argument("--out", required=True, help="folder for the results, summary.csv and the report")
+    grade_all.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, help="submissions graded at once (default: one per CPU)")
+    grade_all.add_argument("--quiet", action="store_true", help="no progress bar")
+    _grading_args(grade_all)
+    grade_all.set_defaults(run=cmd_grade_all)
 
     demo = commands.add_parser("demo", help="build the release and grade the bundled sample submissions", description="Build the release and grade the bundled sample submissions.")
     demo.set_defaults(run=cmd_demo)
