@@ -87,6 +87,13 @@ def cmd_grade_all(args) -> int:
     return 1 if errors else 0
 
 
+def cmd_bench(args) -> int:
+    from .bench import bench, print_figures
+
+    print_figures(bench(n=args.n, jobs=args.jobs, keep=Path(args.keep) if args.keep else None))
+    return 0
+
+
 def cmd_demo(args) -> int:
     from .demo import demo
 
@@ -123,6 +130,16 @@ def main(argv=None) -> int:
     grade_all.add_argument("--quiet", action="store_true", help="no progress bar")
     _grading_args(grade_all)
     grade_all.set_defaults(run=cmd_grade_all)
+
+    bench = commands.add_parser(
+        "bench",
+        help="time grade-all against nbgrader autograde on the same notebooks; print seconds per submission, ratio, peak memory",
+        description="Time grade-all against nbgrader autograde on the same N notebooks, in one run; print seconds per submission, their ratio and peak memory.",
+    )
+    bench.add_argument("--n", type=int, default=20, help="submissions to grade (default 20)")
+    bench.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, help="the kit's parallel graders (default: one per CPU)")
+    bench.add_argument("--keep", help="copy the benchmark's folders (class, course, results) here")
+    bench.set_defaults(run=cmd_bench)
 
     demo = commands.add_parser("demo", help="build the release and grade the bundled sample submissions", description="Build the release and grade the bundled sample submissions.")
     demo.set_defaults(run=cmd_demo)
