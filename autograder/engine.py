@@ -151,6 +151,7 @@ def run_graders(assignment: Assignment, grading) -> None:
         str(assignment.graders_dir),
         "-q",
         "--assert=plain",
+        "--tb=no",  # our feedback is the exception's message; formatting tracebacks costs time
         "-p",
         "no:cacheprovider",
         "-p",

@@ -11,6 +11,7 @@ word, not the student's.
 """
 from __future__ import annotations
 
+import gc
 import importlib
 import json
 import os
@@ -60,6 +61,8 @@ def describe_status(status: int) -> str:
 def serve(sock: socket.socket) -> None:
     """One request, one reply, each a SOCK_SEQPACKET message."""
     statuses: dict[int, int] = {}
+    # Reap as soon as a child ends, orphans included, even while waiting for a request.
+    signal.signal(signal.SIGCHLD, lambda *_: _reap(statuses))
     while True:
         message = sock.recv(1 << 16)
         if not message:
@@ -85,17 +88,32 @@ def serve(sock: socket.socket) -> None:
                     _, status = os.waitpid(pid, 0)
                     statuses[pid] = status
                 except ChildProcessError:
-                    statuses[pid] = -1
+                    statuses.setdefault(pid, -1)  # the SIGCHLD handler may have reaped it meanwhile
             status = statuses.pop(pid)
             answer = "unknown" if status == -1 else describe_status(status)
+            statuses.clear()  # orphans reaped on the way: nobody asks for them
             sock.send(json.dumps({"pid": pid, "status": answer}).encode())
         elif request["op"] == "exit":
             return
 
 
+def become_subreaper() -> None:
+    """Orphans of the student processes are reparented here, not to the machine's init, and reaped."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        PR_SET_CHILD_SUBREAPER = 36
+        ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
 def main() -> None:
     sock = socket.socket(fileno=int(sys.argv[1]))
+    become_subreaper()
     preload(PRELOAD + tuple(sys.argv[2:]))
+    # Everything loaded so far lives as long as the zygote: keep it out of the garbage
+    # collector's sight, so that a student process's collections do not walk (and so
+    # copy, page by page) the whole of PyTorch and matplotlib inherited by fork.
+    gc.freeze()
     sock.send(b'{"ready": true}')
     serve(sock)
 

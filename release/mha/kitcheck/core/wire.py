@@ -1,17 +1,16 @@
 """Messages between the trusted grader and a student's process.
 
-A message is a JSON header followed by arrays in NumPy's .npy format, loaded with
-``allow_pickle=False``: only plain numbers, booleans and strings can cross, never an
-object that runs code or claims to be equal to something.
+A message is a JSON header followed by the raw bytes of plain arrays: numbers,
+booleans and strings only (their dtype is checked on arrival), never an object that
+runs code or claims to be equal to something. Nothing is unpickled or evaluated.
 
     frame  = 8-byte big-endian length | payload
     payload = 4-byte big-endian header length | header (JSON) | array bytes ...
-    header = {"meta": {...}, "arrays": [[key, nbytes], ...]}
+    header = {"meta": {...}, "arrays": [[key, dtype, shape, nbytes], ...]}
 """
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import struct
 
@@ -36,10 +35,9 @@ def to_array(value) -> np.ndarray:
 def encode(meta: dict, arrays: dict[str, np.ndarray] | None = None) -> bytes:
     blobs, index = [], []
     for key, value in (arrays or {}).items():
-        buffer = io.BytesIO()
-        np.save(buffer, to_array(value), allow_pickle=False)
-        blobs.append(buffer.getvalue())
-        index.append([key, len(blobs[-1])])
+        array = to_array(value)
+        blobs.append(array.tobytes())
+        index.append([key, array.dtype.str, list(array.shape), len(blobs[-1])])
     header = json.dumps({"meta": meta, "arrays": index}).encode()
     return struct.pack(">I", len(header)) + header + b"".join(blobs)
 
@@ -52,14 +50,17 @@ def decode(payload: bytes) -> tuple[dict, dict[str, np.ndarray]]:
         if not isinstance(meta, dict) or not isinstance(index, list):
             raise WireError("malformed header")
         arrays, offset = {}, 4 + size
-        for key, nbytes in index:
-            blob = payload[offset : offset + nbytes]
-            if not isinstance(key, str) or len(blob) != nbytes:
-                raise WireError("truncated array")
-            array = np.load(io.BytesIO(blob), allow_pickle=False)
-            if type(array) is not np.ndarray or array.dtype.kind not in PLAIN_KINDS:
+        for key, dtype, shape, nbytes in index:
+            dtype = np.dtype(str(dtype))
+            if not isinstance(key, str) or dtype.kind not in PLAIN_KINDS or dtype.hasobject or dtype.fields:
                 raise WireError(f"array {key!r} is not plain data")
-            arrays[key] = array
+            shape = tuple(int(n) for n in shape)
+            if any(n < 0 for n in shape) or dtype.itemsize * int(np.prod(shape)) != nbytes:
+                raise WireError(f"array {key!r} does not have the size its shape says")
+            blob = payload[offset : offset + nbytes]
+            if len(blob) != nbytes:
+                raise WireError("truncated array")
+            arrays[key] = np.frombuffer(blob, dtype=dtype).reshape(shape).copy()
             offset += nbytes
         if offset != len(payload):
             raise WireError("trailing bytes")
