@@ -68,6 +68,7 @@ class Grading:
         self.device = device
         self.entry = entry
         self.results: list[CheckResult] = []
+        self._diagnosed: set[str] = set()  # checks whose first failure has been matched against the catalogue
 
     def pytest_configure(self, config):
         config.addinivalue_line("markers", "weight(w): this check's share of its graded name's points (default 1)")
@@ -124,7 +125,9 @@ class Grading:
         if isinstance(error, Mismatch):
             result.message = error.message
             evidence = error.evidence
-            if evidence:
+            if evidence and result.check not in self._diagnosed:
+                # Only the first failing case of a check is shown: match that one only.
+                self._diagnosed.add(result.check)
                 found = mutants.diagnose(self.assignment, name, evidence["probe_id"], evidence["inputs"], evidence["got"])
                 result.mistakes = [mistake.id for mistake in found]
                 for mistake in found:

@@ -174,6 +174,17 @@ def summary_text(report: Report) -> str:
     return "\n".join(lines)
 
 
+def markdown_summary(report: Report) -> str:
+    """The points per graded name as a Markdown table (a CI job's summary page)."""
+    lines = [f"### {report.assignment}: {report.score:g} of {report.max_score:g} points", "", "| exercise | points |", "|---|---|"]
+    lines += [f"| `{name}` | {score:g} / {top:g} |" for name, (score, top) in report.by_name().items()]
+    failed = [check for check in report.checks if check.status != "passed"]
+    if failed:
+        lines += ["", "Checks that lost points (details of hidden checks appear after the due date):", ""]
+        lines += [f"- `{check.name}`: {check.title}" for check in failed]
+    return "\n".join(lines) + "\n"
+
+
 def write_atomically(path: Path, text: str) -> None:
     """Write to a temporary file beside path, then rename: a reader never sees half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -187,7 +198,46 @@ def write_atomically(path: Path, text: str) -> None:
         raise
 
 
+def junit_xml(report: Report) -> str:
+    """One testcase per check of results.json; a failure wherever points were lost."""
+    from xml.etree.ElementTree import Element, SubElement, indent, tostring
+
+    failures = sum(check.score < check.max_score - 1e-9 for check in report.checks)
+    suite = Element(
+        "testsuite",
+        name=report.assignment,
+        tests=str(len(report.checks)),
+        failures=str(failures),
+        errors="0",
+        time=f"{report.seconds:.3f}",
+    )
+    for check in report.checks:
+        case = SubElement(suite, "testcase", classname=f"{report.assignment}.{check.name}", name=check.title)
+        points = f"{check.score:.4g} of {check.max_score:.4g} points"
+        SubElement(case, "system-out").text = f"{points}\n{check.message}"
+        if check.score < check.max_score - 1e-9:
+            SubElement(case, "failure", message=points).text = check.message
+    indent(suite)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + tostring(suite, encoding="unicode") + "\n"
+
+
 def write_results(report: Report, out_dir: Path) -> Path:
+    """results.json (Gradescope's format) and junit.xml, side by side, each written atomically."""
     path = Path(out_dir) / "results.json"
     write_atomically(path, json.dumps(gradescope_json(report), indent=2) + "\n")
+    write_atomically(Path(out_dir) / "junit.xml", junit_xml(report))
+    return path
+
+
+def write_error_results(out_dir: Path, message: str, assignment: str | None = None) -> Path:
+    """results.json for a submission that could not be graded: 0 points and the reason."""
+    path = Path(out_dir) / "results.json"
+    results = {
+        "score": 0.0,
+        "output": f"Your submission could not be graded: {message}",
+        "visibility": "visible",
+        "tests": [],
+        "extra_data": {"assignment": assignment, "error": message},
+    }
+    write_atomically(path, json.dumps(results, indent=2) + "\n")
     return path
