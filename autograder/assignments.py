@@ -99,6 +99,12 @@ ASSIGNMENTS: dict[str, Assignment] = {
         ),
         framework="torch",
     ),
+    "attention_numpy": Assignment(
+        name="attention_numpy",
+        title="Attention in NumPy",
+        graded=("positional_encoding", "softmax", "basic_self_attention", "qkv_attention", "multi_head_attention"),
+        framework="numpy",
+    ),
 }
 
 

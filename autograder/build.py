@@ -347,6 +347,9 @@ def _check_lesson_covers_contract(assignment: Assignment, lesson: list[LessonCel
                 f"{path}: each graded name needs exactly one ```{{{kind}}} NAME fence; "
                 f"has {names}, the contract is {list(assignment.graded)}"
             )
+    exercises = [c.name for c in lesson if c.kind == "exercise"]
+    if exercises != list(assignment.graded):
+        raise KitError(f"{path}: the exercises come in the order {exercises}; the contract (and their numbers) say {list(assignment.graded)}")
     order = [(c.kind, c.name) for c in lesson if c.kind in ("exercise", "check")]
     for name in assignment.graded:
         if order.index(("exercise", name)) > order.index(("check", name)):
@@ -360,7 +363,8 @@ def notebook_text(notebook: nbformat.NotebookNode) -> str:
 # ---------------------------------------------------------------- steps 3 and 4: the release
 
 
-SAMPLE_MISTAKE = {"mha": "positional_cosine_exponent_off_by_one"}  # the seed notebook's own slip  # the bug of the demo's sample submission
+# The bug of the demo's sample submissions: the seed notebook's own slip, which no other exercise calls.
+SAMPLE_MISTAKE = {"mha": "positional_cosine_exponent_off_by_one", "attention_numpy": "positional_cosine_exponent_off_by_one"}  # the bug of the demo's sample submission
 
 
 def strip_markers(source: str) -> str:

@@ -108,6 +108,7 @@ class Grader:
             self.assignment.graded,
             submission=Path(submission),
             uid=options.uid,
+            framework=self.assignment.framework,
         )
         return session, Grading(self.assignment, session, self.reference, self.device, entry)
 

@@ -4,6 +4,8 @@ import pytest
 from autograder import assignments
 from autograder.engine import Grader
 
+NAMES = sorted(assignments.ASSIGNMENTS)
+
 
 @pytest.fixture(scope="session")
 def mha():
@@ -11,9 +13,29 @@ def mha():
 
 
 @pytest.fixture(scope="session")
-def mha_grader(mha):
-    with Grader(mha) as grader:
-        yield grader
+def graders():
+    """A warm Grader per assignment, started on first use."""
+    started = {}
+
+    def grader_for(assignment):
+        if assignment.name not in started:
+            started[assignment.name] = Grader(assignment)
+        return started[assignment.name]
+
+    yield grader_for
+    for grader in started.values():
+        grader.close()
+
+
+@pytest.fixture(scope="session")
+def mha_grader(mha, graders):
+    return graders(mha)
+
+
+@pytest.fixture(params=NAMES)
+def assignment(request):
+    """Each assignment in turn."""
+    return assignments.get(request.param)
 
 
 def lost_names(report) -> list[str]:

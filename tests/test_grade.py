@@ -5,44 +5,45 @@ import sys
 
 import pytest
 
-from autograder import KIT_ROOT, build
+from autograder import KIT_ROOT, build, mutants
 from autograder.engine import infer_assignment
 from autograder.errors import KitError
 
 from .conftest import lost_names
 
 
-def test_reference_gets_full_marks(mha, mha_grader):
+def test_reference_gets_full_marks(assignment, graders):
     """Does the instructor's reference earn every point, with no grader failing on it?"""
-    report = mha_grader.grade(mha.reference_path)
+    report = graders(assignment).grade(assignment.reference_path)
     assert not report.internal_errors()
-    assert report.score == report.max_score == sum(mha.points.values())
+    assert report.score == pytest.approx(report.max_score) and report.max_score == pytest.approx(sum(assignment.points.values()))
     assert report.max_score > 0
 
 
-def test_blank_release_gets_zero_on_every_name(mha, mha_grader):
-    """Does the blank release notebook earn 0 on every graded name?"""
-    report = mha_grader.grade(mha.release_dir / mha.notebook_name)
+def test_blank_release_gets_zero_on_every_name(assignment, graders):
+    """Does the blank release notebook earn 0 on every graded name, each stub naming its exercise?"""
+    report = graders(assignment).grade(assignment.release_dir / assignment.notebook_name)
     assert not report.internal_errors()
     assert all(score == 0 for score, _ in report.by_name().values()), report.by_name()
-    for number, name in enumerate(mha.graded, start=1):
+    for number, name in enumerate(assignment.graded, start=1):
         messages = [check.message for check in report.checks if check.name == name]
         # a stub raises naming its exercise; an empty __init__ leaves the attributes missing
         assert any(f"Exercise {number} ({name})" in m or "should have an attribute" in m for m in messages), messages
 
 
-def test_blank_stub_module_gets_zero(mha, mha_grader):
-    """Does the blank stub module (assignments/mha.py) earn 0?"""
-    assert mha_grader.grade(mha.stub_path).score == 0
+def test_blank_stub_module_gets_zero(assignment, graders):
+    """Does the blank stub module (assignments/<name>.py) earn 0?"""
+    assert graders(assignment).grade(assignment.stub_path).score == 0
 
 
-def test_one_bug_costs_only_its_name(mha, mha_grader):
+def test_one_bug_costs_only_its_name(assignment, graders):
     """Does the sample with one bug lose points on that name only, with the mistake named?"""
-    mistake = build.SAMPLE_MISTAKE["mha"]
-    report = mha_grader.grade(build.sample_path(mha))
-    assert lost_names(report) == ["PositionalEncoding"]
+    mistake = build.SAMPLE_MISTAKE[assignment.name]
+    report = graders(assignment).grade(build.sample_path(assignment))
+    target = next(m.target for m in mutants.catalogue(assignment) if m.id == mistake)
+    assert lost_names(report) == [target]
     assert report.mistakes() == [mistake]
-    assert 0 < report.by_name()["PositionalEncoding"][0] < report.by_name()["PositionalEncoding"][1]
+    assert 0 < report.by_name()[target][0] < report.by_name()[target][1]
 
 
 def test_each_check_names_its_graded_name(mha, mha_grader):
@@ -64,12 +65,19 @@ def test_points_table_splits_across_checks(mha, mha_grader):
 
 
 @pytest.mark.parametrize(
-    "path",
-    ["release/mha/mha.ipynb", "solutions/mha/reference.py", "assignments/mha.py", "tests/heldout/mha/correct_repo"],
+    "path, name",
+    [
+        ("release/mha/mha.ipynb", "mha"),
+        ("solutions/mha/reference.py", "mha"),
+        ("assignments/mha.py", "mha"),
+        ("tests/heldout/mha/correct_repo", "mha"),
+        ("release/attention_numpy/attention_numpy.ipynb", "attention_numpy"),
+        ("assignments/attention_numpy.py", "attention_numpy"),
+    ],
 )
-def test_assignment_is_inferred(path):
+def test_assignment_is_inferred(path, name):
     """Is --assignment optional when the submission makes it clear?"""
-    assert infer_assignment(KIT_ROOT / path).name == "mha"
+    assert infer_assignment(KIT_ROOT / path).name == name
 
 
 def test_unknown_submission_is_a_clear_error(tmp_path):

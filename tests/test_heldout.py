@@ -1,24 +1,34 @@
 """Are submissions written independently of the kit graded as a careful instructor would?
 
-tests/heldout/mha/ holds correct submissions in many styles and forms and buggy ones
-with one bug each; expected.json lists, for each, the names that must lose points.
+tests/heldout/<assignment>/ holds correct submissions in many styles and forms and
+buggy ones with one bug each; expected.json lists, for each, the names that must
+lose points.
 """
 import json
 
 import pytest
 
-from autograder import KIT_ROOT
+from autograder import KIT_ROOT, assignments
 
-from .conftest import lost_names
+from .conftest import NAMES, lost_names
 
-HELDOUT = KIT_ROOT / "tests" / "heldout" / "mha"
-EXPECTED = json.loads((HELDOUT / "expected.json").read_text())
+HELDOUT = KIT_ROOT / "tests" / "heldout"
+CASES = [
+    (name, entry, expected)
+    for name in NAMES
+    if (HELDOUT / name / "expected.json").exists()
+    for entry, expected in sorted(json.loads((HELDOUT / name / "expected.json").read_text()).items())
+]
+
+
+def test_every_assignment_has_a_heldout_set():
+    assert {name for name, _, _ in CASES} == set(NAMES)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("entry", sorted(EXPECTED), ids=lambda e: e.rstrip("/"))
-def test_heldout_submission(mha_grader, entry):
+@pytest.mark.parametrize("name, entry, expected", CASES, ids=[f"{n}-{e.rstrip('/')}" for n, e, _ in CASES])
+def test_heldout_submission(graders, name, entry, expected):
     """Does this submission lose points exactly on the names its bug reaches?"""
-    report = mha_grader.grade(HELDOUT / entry.rstrip("/"))
+    report = graders(assignments.get(name)).grade(HELDOUT / name / entry.rstrip("/"))
     assert not report.internal_errors()
-    assert lost_names(report) == sorted(EXPECTED[entry]["loses"]), EXPECTED[entry]["why"]
+    assert lost_names(report) == sorted(expected["loses"]), expected["why"]

@@ -1,37 +1,40 @@
 """Mutation testing of the graders: does every known mistake lose points where it should?"""
 import pytest
 
-from autograder import build, mutants
+from autograder import assignments, build, mutants
 
-from .conftest import lost_names
+from .conftest import NAMES, lost_names
+
+CATALOGUE = [(name, mistake) for name in NAMES for mistake in mutants.catalogue(assignments.get(name))]
 
 
-def test_each_mistake_edits_its_own_definition(mha):
+def test_each_mistake_edits_its_own_definition(assignment):
     """Does each catalogue entry's text occur once in the reference, inside the definition it targets?"""
-    text = mha.reference_path.read_text()
-    blocks = {block.name: block.source for block in build.read_blocks(mha)[1]}
-    ids = [m.id for m in mutants.catalogue(mha)]
+    text = assignment.reference_path.read_text()
+    blocks = {block.name: block.source for block in build.read_blocks(assignment)[1]}
+    ids = [m.id for m in mutants.catalogue(assignment)]
     assert len(ids) == len(set(ids))
-    for mistake in mutants.catalogue(mha):
+    for mistake in mutants.catalogue(assignment):
         assert text.count(mistake.old) == 1, mistake.id
         assert mistake.old in blocks[mistake.target], f"{mistake.id} does not edit {mistake.target}"
 
 
-def test_catalogue_covers_every_graded_name(mha):
+def test_catalogue_covers_every_graded_name(assignment):
     """Has every graded name at least one known mistake?"""
-    assert {m.target for m in mutants.catalogue(mha)} == set(mha.graded)
+    assert {m.target for m in mutants.catalogue(assignment)} == set(assignment.graded)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mistake", mutants.catalogue(__import__("autograder.assignments").assignments.get("mha")), ids=lambda m: m.id)
-def test_mutant_loses_points_on_its_name_only(mha, mha_grader, mistake, tmp_path):
+@pytest.mark.parametrize("name, mistake", CATALOGUE, ids=[f"{name}-{m.id}" for name, m in CATALOGUE])
+def test_mutant_loses_points_on_its_name_only(graders, name, mistake, tmp_path):
     """Does the mutant lose points on its name, get named, and keep full marks on names that do not call it?"""
+    assignment = assignments.get(name)
     path = tmp_path / f"{mistake.id}.py"
-    path.write_text(mistake.source(mha.reference_path.read_text()))
-    report = mha_grader.grade(path)
+    path.write_text(mistake.source(assignment.reference_path.read_text()))
+    report = graders(assignment).grade(path)
     lost = set(lost_names(report))
     assert mistake.target in lost
-    assert lost <= {mistake.target} | mutants.callers(mha)[mistake.target]
+    assert lost <= {mistake.target} | mutants.callers(assignment)[mistake.target]
     assert mistake.id in report.mistakes()
     feedback = "\n".join(check.message for check in report.checks)
     assert mistake.message in feedback

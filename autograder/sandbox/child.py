@@ -39,8 +39,9 @@ def main(sock: socket.socket, request: dict) -> None:
         os.setsid()
         quiet()
         isolation.enter(request)
-        configure_torch()
-        install_tripwires(tuple(request["graded"]))
+        if request["framework"] == "torch":
+            configure_torch()
+            install_tripwires(tuple(request["graded"]))
         entry = Entry(request["kind"], Path(request["path"]))
         loaded = load(entry)
         impl = Implementation(loaded.namespace, device=request["device"], label=entry.describe())

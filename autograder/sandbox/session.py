@@ -99,6 +99,7 @@ class Session:
     graded: tuple[str, ...] = ()  # the assignment's graded names, to blame a call of PyTorch's attention
     submission: Path | None = None  # what was handed in (a file or a folder); the entry lies within
     uid: int = 61000  # the unprivileged uid of this session's hardened processes
+    framework: str = "torch"  # "numpy": no PyTorch set-up in the student's process
     notes: list[str] = field(default_factory=list)  # what loading the code reported
 
     def __post_init__(self):
@@ -163,6 +164,7 @@ class Session:
     def _request(self) -> dict:
         request = {
             "graded": list(self.graded),
+            "framework": self.framework,
             "kind": self.entry.kind,
             "path": str(self.entry.path),
             "device": self.device,

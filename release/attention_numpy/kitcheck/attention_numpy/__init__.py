@@ -1,0 +1,1 @@
+"""Probes and visible checks of attention_numpy."""
