@@ -52,9 +52,9 @@ def encode(texts, stoi, max_length=None):
     """Turn a batch of sentences into one tensor of token ids.
 
     Each text is tokenized and each token replaced by its id, ``stoi["<unk>"]`` for
-    a token not in ``stoi``. Every row is then cut to ``max_length`` and padded on
-    the right with ``stoi["<pad>"]`` up to L = ``max_length``, or to the length of
-    the longest text when ``max_length`` is None.
+    a token not in ``stoi``. L is ``max_length``, or the length of the longest text
+    when ``max_length`` is None: each row is cut to L ids, then padded on the right
+    with ``stoi["<pad>"]`` up to L.
 
     Args:
         texts: list[str], batch sentences.
@@ -71,8 +71,7 @@ def encode(texts, stoi, max_length=None):
 class Embeddings(nn.Module):
     """Look each token id up in a learned table and scale the vector by sqrt(d_model).
 
-    forward(x) = lut(x) * sqrt(d_model); the scale keeps the embeddings on the same
-    order of magnitude as the positional encodings added to them next.
+    forward(x) = lut(x) * sqrt(d_model), the scale of the Transformer paper.
 
     Attributes:
         lut: nn.Embedding(vocab_size, d_model), the look-up table.
@@ -123,7 +122,8 @@ class PositionalEncoding(nn.Module):
 def split_heads(x, n_heads):
     """Cut every token vector into n_heads slices, one per head.
 
-    Head h gets features h*d_key up to (h+1)*d_key, with d_key = d_model // n_heads.
+    Head h gets features h*d_key up to (h+1)*d_key - 1 (the slice [h*d_key:(h+1)*d_key]),
+    with d_key = d_model // n_heads.
     Reshape to (batch, seq, n_heads, d_key), then swap the seq and n_heads axes so
     that each head holds a whole sequence.
 
@@ -149,7 +149,9 @@ def combine_heads(x):
 def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
     """Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V.
 
-    1. scores = Q K^T / sqrt(d_k): how well each query matches each key.
+    1. scores = Q K^T / sqrt(d_k): how well each query matches each key. d_k is the
+       width of the queries (their last axis); K^T swaps the last two axes of the key
+       (key.transpose(-2, -1); key.T would reverse all of them).
     2. Where ``mask`` is 0 (or False) the key is blocked: its score becomes -inf,
        so it gets no weight.
     3. attn_probs = softmax(scores) over the keys (the last axis).
@@ -227,9 +229,16 @@ class MultiHeadAttention(nn.Module):
 def display_attention(sentence, translation, attention, n_heads=8, n_rows=4, n_cols=2):
     """Draw one heatmap per head of one sequence's attention.
 
+    Build it with ``Figure(figsize=(4 * n_cols, 4 * n_rows))`` (imported at the top),
+    one ``fig.add_subplot(n_rows, n_cols, head + 1)`` per head and ``ax.matshow(...)``
+    with ``vmin=0, vmax=1``, so that white means weight 1 in every head
+    (``plt.subplots`` would show the figure twice in a notebook). ``attention`` may
+    carry gradients: ``attention.detach().cpu()`` before ``.numpy()``.
+
     Args:
         sentence: the k_len tokens attended to (x axis tick labels).
-        translation: the q_len tokens attending (y axis tick labels).
+        translation: the q_len tokens attending (y axis tick labels); for
+            self-attention, the same tokens as ``sentence``.
         attention: (n_heads, q_len, k_len), or (1, n_heads, q_len, k_len).
         n_heads, n_rows, n_cols: the heads and the grid they are drawn on.
 

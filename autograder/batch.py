@@ -17,7 +17,6 @@ import hashlib
 import io
 import json
 import multiprocessing
-import os
 import queue
 import sys
 import time

@@ -2,7 +2,7 @@
 import pytest
 
 from autograder import assignments
-from autograder.engine import Grader
+from autograder.engine import Grader, Options
 
 NAMES = sorted(assignments.ASSIGNMENTS)
 
@@ -19,7 +19,8 @@ def graders():
 
     def grader_for(assignment):
         if assignment.name not in started:
-            started[assignment.name] = Grader(assignment)
+            # Hardened wherever this machine allows it (test_sandbox checks that it does here).
+            started[assignment.name] = Grader(assignment, Options(allow_unsandboxed=True))
         return started[assignment.name]
 
     yield grader_for

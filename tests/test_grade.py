@@ -92,7 +92,7 @@ def test_grade_command_writes_results(mha, tmp_path):
     """Does `python -m autograder grade` write results.json as a CI job would read it?"""
     out = tmp_path / "out"
     done = subprocess.run(
-        [sys.executable, "-m", "autograder", "grade", str(build.sample_path(mha)), "--out", str(out)],
+        [sys.executable, "-m", "autograder", "grade", str(build.sample_path(mha)), "--out", str(out), "--allow-unsandboxed"],
         capture_output=True,
         text=True,
         cwd=KIT_ROOT,
@@ -106,7 +106,7 @@ def test_grade_command_writes_results(mha, tmp_path):
 def test_grade_command_reports_a_missing_submission(tmp_path):
     """Does grading a path that does not exist fail with a message, not a traceback?"""
     done = subprocess.run(
-        [sys.executable, "-m", "autograder", "grade", str(tmp_path / "missing.ipynb"), "-a", "mha", "--out", str(tmp_path)],
+        [sys.executable, "-m", "autograder", "grade", str(tmp_path / "missing.ipynb"), "-a", "mha", "--out", str(tmp_path), "--allow-unsandboxed"],
         capture_output=True,
         text=True,
         cwd=KIT_ROOT,

@@ -77,7 +77,7 @@ MISTAKES = [
         target="positional_encoding",
         old="pe[:, 1::2] = np.cos(angle)",
         new="pe[:, 1::2] = np.cos(position / 10000 ** ((two_i + 1) / d_model))",
-        message="The cosine of feature 2i+1 uses the exponent (2i+1)/d_model, as in the notebook this course started from: both features of a pair share the exponent 2i/d_model.",
+        message="The cosine of feature 2i+1 uses the exponent (2i+1)/d_model, a common slip: both features of a pair share the exponent 2i/d_model.",
     ),
     Mistake(
         id="positional_sin_cos_swapped",

@@ -51,4 +51,7 @@ VISIBLE = [
     Visible("display_attention", "draws 2 heads with the tokens on the axes", probes.display_attention,
             {"sentence": ["hello", "world", "again"], "translation": ["hallo", "welt"],
              "attention": np.full((2, 2, 3), 1 / 3, dtype=np.float32), "n_heads": 2, "n_rows": 1, "n_cols": 2}),
+    Visible("display_attention", "takes attention weights that carry gradients (as a layer returns them)", probes.display_attention,
+            {"sentence": ["a", "b"], "translation": ["a", "b"], "attention": np.full((1, 2, 2), 0.5, dtype=np.float32),
+             "n_heads": 1, "n_rows": 1, "n_cols": 1, "requires_grad": True}, keys=("heads", "data")),
 ]

@@ -28,8 +28,6 @@ import os
 import resource
 import sys
 
-LEVELS = ("hardened", "process")
-
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
 CLONE_NEWIPC = 0x08000000
@@ -142,6 +140,10 @@ def _build_root(request: dict) -> None:
     root = os.path.join(scratch, "root")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing mounted here shows outside
     _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=8m,mode=755")
+    # /tmp first: Python or the virtual environment may live below it (a clone in /tmp),
+    # and their binds must land on top of the new /tmp, not under it.
+    os.makedirs(root + "/tmp", exist_ok=True)
+    _mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={request['limits']['file_bytes']},mode=1777")
     for path in ("/usr", "/etc", sys.base_prefix, sys.prefix):
         if os.path.isdir(path) and not os.path.ismount(root + path):
             _bind(path, root + path)
@@ -160,8 +162,6 @@ def _build_root(request: dict) -> None:
         raise SandboxError(f"Python lives under {INSIDE}, where the sandbox puts the submission")
     _bind(os.path.join(scratch, "submission"), root + INSIDE + "/submission")
     _bind(os.path.join(scratch, "work"), root + INSIDE + "/work", writable=True)
-    os.makedirs(root + "/tmp", exist_ok=True)
-    _mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={request['limits']['file_bytes']},mode=1777")
     os.makedirs(root + "/proc", exist_ok=True)
     _mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     _mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)

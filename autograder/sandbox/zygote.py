@@ -24,6 +24,7 @@ PRELOAD = (
     "torch",
     "matplotlib",
     "matplotlib.pyplot",
+    "matplotlib.backends.backend_agg",
     "matplotlib.figure",
     "matplotlib.collections",
     "autograder.core.probing",

@@ -50,6 +50,12 @@ def test_tokens_label_the_axes(student, reference, case):
     expect_same(student, reference, probes.display_attention, inputs(89, *case), keys=("x_labels", "y_labels"))
 
 
+def test_accepts_weights_that_carry_gradients(student, reference):
+    """accepts the attn_probs of a layer as they come, with gradients attached"""
+    case = CASES["4 heads on a 2 x 2 grid"]
+    expect_same(student, reference, probes.display_attention, {**inputs(103, *case), "requires_grad": True}, keys=("heads", "data"))
+
+
 def test_accepts_a_batch_of_one(student, reference):
     """accepts attention of shape (1, n_heads, q_len, k_len)"""
     case = CASES["queries differ from keys, 2 heads on 2 x 1"]

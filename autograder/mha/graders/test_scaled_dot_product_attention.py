@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from autograder.inputs import keep_mask, normal, rng
-from autograder.judge import expect_same, require, require_own_attention
+from autograder.judge import expect_same, require_own_attention
 from autograder.mha import probes
 
 GRADED = "scaled_dot_product_attention"

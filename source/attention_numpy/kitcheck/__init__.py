@@ -25,9 +25,12 @@ def bundle() -> Bundle:
     return _bundle
 
 
-def check(exercise, device: str = "cpu"):
-    """Run the visible checks of one exercise (the function or class itself, e.g. check(tokenize))."""
-    return check_object(bundle(), exercise, device)
+def check(exercise, device: str = "cpu") -> None:
+    """Run the visible checks of one exercise (the function or class itself, e.g. check(tokenize)).
+
+    Prints what passed and what did not; raises CheckFailed when a check fails.
+    """
+    check_object(bundle(), exercise, device)
 
 
 __all__ = ["check", "CheckFailed"]

@@ -182,13 +182,16 @@ def combine_heads(impl, x):
 # ------------------------------------------------------------------ attention
 
 
-@probe(
-    output=FLOAT32,
-    attn_probs=FLOAT32,
-    grad_query=GRADIENT,
-    grad_key=GRADIENT,
-    grad_value=GRADIENT,
-)
+ATTENTION_OUTPUTS = {
+    "output": FLOAT32,
+    "attn_probs": FLOAT32,
+    "grad_query": GRADIENT,
+    "grad_key": GRADIENT,
+    "grad_value": GRADIENT,
+}
+
+
+@probe(**ATTENTION_OUTPUTS)
 def attention(impl, query, key, value, grad_output, mask=None, keep=None, p=0.5):
     """scaled_dot_product_attention, with a fixed dropout mask when ``keep`` is given."""
     q, k, v = (impl.tensor(a).requires_grad_(True) for a in (query, key, value))
@@ -208,14 +211,7 @@ def attention(impl, query, key, value, grad_output, mask=None, keep=None, p=0.5)
 WEIGHTS = ("Wq", "Wk", "Wv", "Wo")
 
 
-@probe(
-    output=FLOAT32,
-    attn_probs=FLOAT32,
-    grad_query=GRADIENT,
-    grad_key=GRADIENT,
-    grad_value=GRADIENT,
-    **{f"grad_{w}.{part}": GRADIENT for w in WEIGHTS for part in ("weight", "bias")},
-)
+@probe(**ATTENTION_OUTPUTS, **{f"grad_{w}.{part}": GRADIENT for w in WEIGHTS for part in ("weight", "bias")})
 def multi_head_attention(impl, d_model, n_heads, weights, query, key, value, grad_output, mask=None, keep=None, p=0.5):
     """MultiHeadAttention with the given weights; in train mode with a fixed dropout when ``keep`` is given."""
     module = _module(impl, "MultiHeadAttention", d_model, n_heads, dropout=0.0)
@@ -273,12 +269,12 @@ def causal_mask(impl, size):
 
 
 @probe(heads=EXACT, data=FLOAT32, x_labels=EXACT, y_labels=EXACT)
-def display_attention(impl, sentence, translation, attention, n_heads, n_rows, n_cols):
+def display_attention(impl, sentence, translation, attention, n_heads, n_rows, n_cols, requires_grad=False):
+    """The figure's heatmaps; ``requires_grad`` passes weights that carry gradients, as a layer returns them."""
     from matplotlib.figure import Figure
 
-    figure = impl.display_attention(
-        list(sentence), list(translation), impl.tensor(attention), n_heads=n_heads, n_rows=n_rows, n_cols=n_cols
-    )
+    weights = impl.tensor(attention).requires_grad_(requires_grad)
+    figure = impl.display_attention(list(sentence), list(translation), weights, n_heads=n_heads, n_rows=n_rows, n_cols=n_cols)
     if not isinstance(figure, Figure):
         raise ContractError(f"display_attention should return a matplotlib Figure, got {type(figure).__name__}")
     heatmaps = [heatmap for heatmap in map(_heatmap, figure.axes) if heatmap is not None]
