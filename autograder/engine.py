@@ -92,6 +92,7 @@ class Grader:
         # The zygote is a fresh interpreter: it starts while the reference loads here.
         self.zygote = Zygote(preload=(f"autograder.{assignment.name}.probes",))
         self.reference = Reference.of(assignment)
+        self.demo_cells = demo_cell_digests(assignment)
 
     def open(self, submission: Path):
         """(session, plugin) for one submission: its student side, and the pytest plugin judging it."""
@@ -109,6 +110,7 @@ class Grader:
             submission=Path(submission),
             uid=options.uid,
             framework=self.assignment.framework,
+            skip=self.demo_cells,
         )
         return session, Grading(self.assignment, session, self.reference, self.device, entry)
 
@@ -141,6 +143,19 @@ class Grader:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def demo_cell_digests(assignment: Assignment) -> tuple[str, ...]:
+    """The release notebook's own demonstration cells (neither exercises nor grade cells)."""
+    import nbformat
+
+    from .core.loader import cell_digest
+
+    path = assignment.release_dir / assignment.notebook_name
+    if not path.exists():
+        return ()
+    cells = nbformat.read(path, as_version=4).cells
+    return tuple(sorted({cell_digest(c.source) for c in cells if c.cell_type == "code" and "nbgrader" not in c.metadata}))
 
 
 def run_graders(assignment: Assignment, grading) -> None:

@@ -70,3 +70,13 @@ def test_broken_notebook_is_a_clear_error(tmp_path):
     (tmp_path / "work.ipynb").write_text("{not json")
     with pytest.raises(SubmissionError, match="save it again from Jupyter"):
         load(Entry("notebook", tmp_path / "work.ipynb"))
+
+
+def test_course_demo_cells_are_skipped_when_unchanged(tmp_path):
+    """Are the course's own demo cells skipped when grading, but a student's edited copy run?"""
+    from autograder.core.loader import cell_digest
+
+    demo = "import time\ntime.sleep(0.5)\nslept = True"
+    path = notebook(tmp_path / "work.ipynb", "def tokenize(t):\n    return t.split()", demo, demo + "\nedited = True")
+    loaded = load(Entry("notebook", path), skip=frozenset({cell_digest(demo)}))
+    assert "tokenize" in loaded.namespace and loaded.namespace.get("edited") is True  # the edited copy ran

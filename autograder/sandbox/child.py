@@ -43,7 +43,7 @@ def main(sock: socket.socket, request: dict) -> None:
             configure_torch()
             install_tripwires(tuple(request["graded"]))
         entry = Entry(request["kind"], Path(request["path"]))
-        loaded = load(entry)
+        loaded = load(entry, frozenset(request.get("skip", ())))
         impl = Implementation(loaded.namespace, device=request["device"], label=entry.describe())
         wire.send(sock, {"op": "ready", "notes": loaded.notes[:20]})
         while True:

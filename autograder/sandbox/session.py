@@ -100,6 +100,7 @@ class Session:
     submission: Path | None = None  # what was handed in (a file or a folder); the entry lies within
     uid: int = 61000  # the unprivileged uid of this session's hardened processes
     framework: str = "torch"  # "numpy": no PyTorch set-up in the student's process
+    skip: tuple[str, ...] = ()  # digests of the course's demonstration cells, not run when grading
     notes: list[str] = field(default_factory=list)  # what loading the code reported
 
     def __post_init__(self):
@@ -165,6 +166,7 @@ class Session:
         request = {
             "graded": list(self.graded),
             "framework": self.framework,
+            "skip": list(self.skip),
             "kind": self.entry.kind,
             "path": str(self.entry.path),
             "device": self.device,

@@ -10,6 +10,7 @@ exercises defined after it; the top-level statements of a .py file are treated a
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import linecache
 import sys
@@ -163,8 +164,18 @@ class Loaded:
     notes: list[str] = field(default_factory=list)  # cells or statements that failed, for the feedback
 
 
-def load(entry: Entry) -> Loaded:
-    """Run the submission and return its top-level names."""
+def cell_digest(source: str) -> str:
+    return hashlib.sha256(source.strip().encode()).hexdigest()
+
+
+def load(entry: Entry, skip: frozenset[str] = frozenset()) -> Loaded:
+    """Run the submission and return its top-level names.
+
+    skip holds the digests of cells not to run: the course's own demonstration cells,
+    when a notebook still has them unchanged. They only illustrate (plots, prints), no
+    graded name depends on them, and running them would cost every submission the
+    same seconds of plotting.
+    """
     module = types.ModuleType("submission")
     module.__file__ = str(entry.path)
     sys.modules["submission"] = module
@@ -175,10 +186,8 @@ def load(entry: Entry) -> Loaded:
     namespace["display"] = _display  # IPython's display(), which scripts lack
     sys.modules["kitcheck"] = _silent_self_check()
     if entry.kind == "notebook":
-        notes = _run_pieces(
-            [(f"<cell {i + 1}>", source) for i, source in enumerate(code_cells(entry.path))],
-            namespace,
-        )
+        cells = [(f"<cell {i + 1}>", source) for i, source in enumerate(code_cells(entry.path))]
+        notes = _run_pieces([(label, source) for label, source in cells if cell_digest(source) not in skip], namespace)
     elif entry.kind == "module":
         notes = _run_pieces(_statements(entry.path), namespace)
     else:
