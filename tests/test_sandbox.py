@@ -30,3 +30,11 @@ def test_unhardened_grading_still_runs_apart_and_says_so(mha, monkeypatch):
         report = grader.grade(mha.reference_path)
     assert report.score == pytest.approx(report.max_score)
     assert report.sandbox == "process (not hardened)"
+
+
+def test_device_auto_picks_the_gpu_only_where_there_is_one():
+    """Does --device auto mean cuda exactly when PyTorch sees a GPU (here: the CPU)?"""
+    import torch
+
+    assert Options(device="auto").resolved_device() == ("cuda" if torch.cuda.is_available() else "cpu")
+    assert Options(device="cpu").resolved_device() == "cpu"
