@@ -6,7 +6,7 @@ the engine, the graders and the assignment's reference. run_autograder grades
 $AUTOGRADER_ROOT/submission (Gradescope's /autograder by default) into
 $AUTOGRADER_ROOT/results/results.json, hidden checks visible after the due date.
 
-Gradescope's containers do not allow new namespaces, so the bundle grades with
+Gradescope's containers usually do not allow new namespaces, so the bundle grades with
 --allow-unsandboxed: each submission already runs in a container of its own, and
 only plain arrays still cross from the student's process to the grader.
 """
