@@ -40,22 +40,10 @@ def make_submissions(assignment, n: int, folder: Path) -> list[Path]:
             path.write_text(notebook_text(blank))
         else:
             mistake = mistakes[i % len(mistakes)] if i % 5 else None
-            notebook = sample_notebook(assignment, mistake) if mistake else _solved(assignment)
+            notebook = sample_notebook(assignment, mistake)
             path.write_text(notebook_text(notebook))
         paths.append(path)
     return paths
-
-
-def _solved(assignment):
-    """The release filled with the reference's code, no mistake."""
-    from .build import _blocks_of, strip_markers
-
-    blocks = {b.name: b.source for b in _blocks_of(assignment.reference_path.read_text()) if b.is_exercise}
-    notebook = nbformat.read(assignment.release_dir / assignment.notebook_name, as_version=4)
-    for cell in notebook.cells:
-        if cell.get("id") in blocks:
-            cell.source = strip_markers(blocks[cell.id]).rstrip("\n")
-    return notebook
 
 
 class Measured:

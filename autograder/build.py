@@ -371,18 +371,19 @@ def strip_markers(source: str) -> str:
     return "\n".join(line for line in source.split("\n") if BEGIN_SOLUTION not in line and END_SOLUTION not in line)
 
 
-def sample_notebook(assignment: Assignment, mistake_id: str) -> nbformat.NotebookNode:
-    """A student's finished notebook with one known mistake: the release, filled with the reference's code."""
+def sample_notebook(assignment: Assignment, mistake_id: str | None) -> nbformat.NotebookNode:
+    """A student's finished notebook: the release filled with the reference's code, with one known mistake if named."""
     from .mutants import catalogue
 
-    mistake = next(m for m in catalogue(assignment) if m.id == mistake_id)
-    source = mistake.source(assignment.reference_path.read_text())
+    source = assignment.reference_path.read_text()
+    if mistake_id is not None:
+        source = next(m for m in catalogue(assignment) if m.id == mistake_id).source(source)
     blocks = {b.name: b.source for b in _blocks_of(source) if b.is_exercise}
     notebook = nbformat.read(assignment.release_dir / assignment.notebook_name, as_version=4)
     for cell in notebook.cells:
         if cell.get("id") in blocks:
             cell.source = strip_markers(blocks[cell.id]).rstrip("\n")
-    notebook.metadata[KIT_METADATA]["note"] = f"a sample submission with the mistake {mistake_id}"
+    notebook.metadata[KIT_METADATA]["note"] = f"a sample submission with the mistake {mistake_id}" if mistake_id else "a sample submission"
     return notebook
 
 

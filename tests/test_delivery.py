@@ -16,7 +16,6 @@ import pytest
 import yaml
 
 from autograder import KIT_ROOT, build
-from autograder.bench import _solved
 from autograder.build import nbgrader_env, notebook_text, run_nbgrader
 
 KIT = [sys.executable, "-m", "autograder"]
@@ -30,7 +29,7 @@ def run(command, **kwargs):
 def notebooks(mha, tmp_path_factory):
     """A correct, a partly wrong and a blank notebook, as students hand them in."""
     folder = tmp_path_factory.mktemp("class")
-    (folder / "ada.ipynb").write_text(notebook_text(_solved(mha)))
+    (folder / "ada.ipynb").write_text(notebook_text(build.sample_notebook(mha, None)))
     shutil.copy(build.sample_path(mha), folder / "ben.ipynb")
     shutil.copy(mha.release_dir / mha.notebook_name, folder / "cy.ipynb")
     return folder
@@ -169,7 +168,7 @@ def test_student_self_check_command(mha, tmp_path):
     """Does `python -m kitcheck` in the release pass a correct notebook and name the sample's mistake?"""
     release = tmp_path / "release"
     shutil.copytree(mha.release_dir, release)
-    (release / "solved.ipynb").write_text(notebook_text(_solved(mha)))
+    (release / "solved.ipynb").write_text(notebook_text(build.sample_notebook(mha, None)))
     shutil.copy(build.sample_path(mha), release / "buggy.ipynb")
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     good = run([sys.executable, "-m", "kitcheck", "solved.ipynb"], cwd=release, env=env)

@@ -9,7 +9,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from autograder.bench import _solved
+from autograder import build
+
 
 pytestmark = pytest.mark.slow
 
@@ -46,7 +47,7 @@ def test_release_runs_up_to_the_first_exercise(assignment):
 
 
 def test_solved_release_shows_its_figures(assignment, tmp_path):
-    notebook = execute(_solved(assignment), assignment.release_dir)
+    notebook = execute(build.sample_notebook(assignment, None), assignment.release_dir)
     assert errors(notebook) == []
     images = sum("image/png" in output.get("data", {}) for cell in notebook.cells if cell.cell_type == "code" for output in cell.outputs)
     assert images >= 3
