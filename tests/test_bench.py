@@ -1,0 +1,15 @@
+"""Does the benchmark run and print its figures? (It measures; no test asserts a speed.)"""
+import pytest
+
+from autograder.bench import bench, print_figures
+
+
+@pytest.mark.slow
+def test_bench_prints_its_figures(capsys):
+    figures = bench(n=2, jobs=1)
+    print_figures(figures)
+    out = capsys.readouterr().out
+    assert figures["same_scores"] == "2 of 2"
+    for words in ("s per submission", "times faster", "peak memory"):
+        assert words in out
+    assert figures["kit_peak_mib"] > 0 and figures["nbgrader_peak_mib"] > 0
