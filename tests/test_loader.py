@@ -81,3 +81,12 @@ def test_course_demo_cells_are_skipped_when_unchanged(tmp_path):
     loaded = load(Entry("notebook", path), skip=frozenset({cell_digest(demo)}))
     assert "tokenize" in loaded.namespace
     assert loaded.namespace["runs"] == 1 and loaded.namespace["edited"] is True  # only the edited copy ran
+
+
+def test_the_course_self_check_bundle_is_never_the_submission(mha, tmp_path):
+    """In a repository made from the release, is the student's file chosen, not kitcheck/?"""
+    import shutil
+
+    shutil.copytree(mha.release_dir / "kitcheck", tmp_path / "kitcheck")  # its probes are named like exercises
+    (tmp_path / "work.py").write_text("def tokenize(t): ...\n")
+    assert find_entry(tmp_path, mha.graded) == Entry("module", tmp_path / "work.py")

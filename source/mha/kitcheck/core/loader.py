@@ -21,7 +21,8 @@ from pathlib import Path
 from .probing import describe_exception
 
 MAX_SOURCE_BYTES = 5 * 1024 * 1024  # a notebook with images can be large; code never is
-SKIP_DIRS = {".git", ".ipynb_checkpoints", "__pycache__", ".venv", "venv", "env", "node_modules", ".github"}
+# Never a student's work: tools' folders, and the course's own self-check bundle.
+SKIP_DIRS = {".git", ".ipynb_checkpoints", "__pycache__", ".venv", "venv", "env", "node_modules", ".github", "kitcheck"}
 
 
 class SubmissionError(Exception):
