@@ -89,8 +89,9 @@ def qkv_attention(x, W_q, W_k, W_v, scale=True):
 def multi_head_attention(x, W_q, W_k, W_v, W_o, n_heads):
     """Several attentions side by side, each on its own slice of the features, then mixed.
 
-    With d_k = d_model // n_heads, head h uses columns h*d_k up to (h+1)*d_k of W_q, W_k
-    and W_v, and computes scaled qkv attention. The heads' outputs, (n, d_k) each, are
+    With d_k = d_model // n_heads, head h uses columns h*d_k up to (h+1)*d_k - 1 of W_q,
+    W_k and W_v (the slice [:, h*d_k:(h+1)*d_k]) and computes scaled qkv attention: you
+    may call your qkv_attention for each head. The heads' outputs, (n, d_k) each, are
     concatenated in head order into (n, d_model) and multiplied by W_o.
 
     Shapes:
