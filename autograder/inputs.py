@@ -39,6 +39,14 @@ def linear_weights(seed: int, d_in: int, d_out: int) -> tuple[np.ndarray, np.nda
     return weight, bias
 
 
+def layers(seed: int, names, d_model: int) -> dict[str, np.ndarray]:
+    """{"<name>.weight", "<name>.bias"} of square nn.Linear layers, one seed each (seed, seed + 1, ...)."""
+    table = {}
+    for offset, name in enumerate(names):
+        table[f"{name}.weight"], table[f"{name}.bias"] = linear_weights(seed + offset, d_model, d_model)
+    return table
+
+
 def keep_mask(seed: int, *shape: int, p: float = 0.5) -> np.ndarray:
     """A fixed dropout pattern: 1.0 where an element is kept, 0.0 where it is dropped."""
     return (rng(seed).random(shape) >= p).astype(np.float32)

@@ -1,7 +1,7 @@
 """The checks students see (kitcheck): small inputs, other seeds and shapes than the hidden ones."""
 import numpy as np
 
-from autograder.inputs import keep_mask, linear_weights, normal
+from autograder.inputs import keep_mask, layers, normal
 from autograder.mha import probes
 from autograder.selfcheck_data import Visible
 
@@ -11,11 +11,8 @@ STOI = {"<pad>": 0, "<unk>": 1, "a": 2, "basic": 3, "come": 4, "example": 5, "he
 
 
 def mha_inputs(seed, batch, seq, d_model, n_heads, **extra):
-    weights = {}
-    for offset, name in enumerate(probes.WEIGHTS):
-        weights[f"{name}.weight"], weights[f"{name}.bias"] = linear_weights(seed + offset, d_model, d_model)
     x = normal(seed + 10, batch, seq, d_model)
-    return {"d_model": d_model, "n_heads": n_heads, "weights": weights, "query": x, "key": x, "value": x,
+    return {"d_model": d_model, "n_heads": n_heads, "weights": layers(seed, probes.WEIGHTS, d_model), "query": x, "key": x, "value": x,
             "grad_output": normal(seed + 11, batch, seq, d_model), **extra}
 
 

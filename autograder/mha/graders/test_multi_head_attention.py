@@ -2,18 +2,11 @@
 import numpy as np
 import pytest
 
-from autograder.inputs import keep_mask, linear_weights, normal
+from autograder.inputs import keep_mask, layers, normal
 from autograder.judge import expect_same, require, require_own_attention
 from autograder.mha import probes
 
 GRADED = "MultiHeadAttention"
-
-
-def weights(seed, d_model):
-    table = {}
-    for offset, name in enumerate(probes.WEIGHTS):
-        table[f"{name}.weight"], table[f"{name}.bias"] = linear_weights(seed + offset, d_model, d_model)
-    return table
 
 
 def inputs(seed, batch, q_len, k_len, d_model, n_heads, self_attention=True, **extra):
@@ -22,7 +15,7 @@ def inputs(seed, batch, q_len, k_len, d_model, n_heads, self_attention=True, **e
     return {
         "d_model": d_model,
         "n_heads": n_heads,
-        "weights": weights(seed + 2, d_model),
+        "weights": layers(seed + 2, probes.WEIGHTS, d_model),
         "query": query,
         "key": key_value,
         "value": key_value if self_attention else normal(seed + 3, batch, k_len, d_model),
