@@ -1,4 +1,11 @@
-"""The kit's one command: ``python -m autograder SUBCOMMAND``."""
+"""The kit's one command: ``python -m autograder SUBCOMMAND``.
+
+Exit status of the grade commands: 0 graded; 1 graded, under --fail-under; 2 bad
+input (a submission with nothing gradable, a wrong option); 3 the kit itself could
+not grade (the host's sandbox, CUDA, an error in a grader): results.json then says
+"not graded" and no score is the student's.
+"""
+
 from __future__ import annotations
 
 import argparse
@@ -6,113 +13,105 @@ import os
 import sys
 from pathlib import Path
 
-from . import KIT_ROOT, assignments
-from .core.loader import SubmissionError
+from . import assignment as assignments
+from .config import GradingConfig
 from .errors import KitError
+from .public.loader import SubmissionError
+
+EXIT_UNDER, EXIT_INPUT, EXIT_KIT = 1, 2, 3
 
 
 def _assignment_arg(parser, required=False):
     parser.add_argument(
         "--assignment",
         "-a",
-        choices=sorted(assignments.ASSIGNMENTS),
+        choices=assignments.names(),
         required=required,
         help="which assignment (inferred from the submission when left out)",
     )
 
 
-def _grading_args(parser):
-    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda", "auto"], help="where the student's code runs (default cpu)")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds of wall time per graded name (default 10)")
-    parser.add_argument("--memory", type=float, default=2.0, help="GiB of memory the student's code may use (default 2)")
-    parser.add_argument("--processes", type=int, default=64, help="processes and threads the student's code may run at once (default 64)")
-    parser.add_argument(
-        "--allow-unsandboxed",
-        action="store_true",
-        help="where the hardened sandbox cannot run (not root, not Linux), grade in a plain separate process instead of refusing",
-    )
+def _say(text: str) -> None:
+    print(text, file=sys.stderr)
 
 
 def cmd_build(args) -> int:
-    from .build import build
+    from .author.build import build
 
-    for name in args.assignments or sorted(assignments.ASSIGNMENTS):
+    for name in args.assignments or assignments.names():
         changed = build(assignments.get(name))
-        print(f"{name}: " + (", ".join(str(p.relative_to(Path.cwd()) if p.is_relative_to(Path.cwd()) else p) for p in changed) if changed else "up to date"))
+        print(f"{name}: " + (", ".join(changed) if changed else "up to date"))
     return 0
 
 
-def _options(args):
-    from .engine import Options
-    from .sandbox.session import GiB, Limits
-
-    return Options(
-        device=args.device,
-        limits=Limits(timeout=args.timeout, memory_bytes=int(args.memory * GiB), processes=args.processes),
-        allow_unsandboxed=args.allow_unsandboxed,
-    )
-
-
 def cmd_grade(args) -> int:
-    from .engine import Grader, infer_assignment
-    from .results import markdown_summary, summary_text, write_error_results, write_results
+    from .grade.engine import Grader, infer_assignment
+    from .results.files import markdown_summary, summary_text, write_not_graded, write_results
+    from .results.scoring import points_text
+    from .results.text import clean
 
-    submission = Path(args.submission)
+    submission, out = Path(args.submission), Path(args.out)
+    config = GradingConfig.from_arguments(args)
+    name = args.assignment
     try:
-        assignment = assignments.get(args.assignment) if args.assignment else infer_assignment(submission)
-        with Grader(assignment, _options(args)) as grader:
+        assignment = assignments.get(name) if name else infer_assignment(submission)
+        name = assignment.name
+        with Grader(assignment, config) as grader:
             report = grader.grade(submission)
-    except (KitError, SubmissionError) as error:
-        # CI and Gradescope read results.json whatever happens: say there what went wrong.
-        write_error_results(Path(args.out), str(error), args.assignment)
-        raise
-    path = write_results(report, Path(args.out))
+    except SubmissionError as error:
+        write_not_graded(out, str(error), name, student_fault=True)
+        _say(f"error: {clean(error)}")
+        return EXIT_INPUT
+    except KitError as error:
+        write_not_graded(out, str(error), name)
+        _say(f"error: the kit could not grade {submission}: {clean(error)}")
+        _say(f"wrote {out / 'results.json'}: not graded (no score is the student's)")
+        return EXIT_KIT
+    path = write_results(report, out, args.hidden_visibility)
     print(summary_text(report))
-    if report.sandbox != "hardened":
-        print(f"note: graded in a separate process, NOT hardened ({report.sandbox})")
+    print(f"isolation: {report.isolation['tier']} ({report.isolation['limits']})")
     print(f"wrote {path} and {path.with_name('junit.xml')}")
     if args.markdown:
         with open(args.markdown, "a") as file:
             file.write(markdown_summary(report))
-    percent = 100 * report.score / report.max_score if report.max_score else 0.0
+    if report.internal_errors():
+        for check in report.internal_errors():
+            _say(f"error: the kit failed on {check.name}: {check.title}: {clean(check.message, 300)}")
+        return EXIT_KIT
+    percent = 100 * report.score / report.max_score if report.max_score else 0
     if args.fail_under is not None and percent < args.fail_under:
-        print(f"score {percent:.1f}% is under --fail-under {args.fail_under:g}%", file=sys.stderr)
-        return 1
+        _say(f"score {points_text(report.score)} of {points_text(report.max_score)} ({float(percent):.1f}%) is under --fail-under {args.fail_under:g}%")
+        return EXIT_UNDER
     return 0
 
 
 def cmd_grade_all(args) -> int:
-    from .batch import grade_all, students
-    from .engine import infer_assignment
+    from .deliver.batch import grade_all
 
-    folder = Path(args.submissions)
-    if args.assignment:
-        assignment = assignments.get(args.assignment)
-    else:
-        assignment = infer_assignment(students(folder)[0].path)
-    status = grade_all(folder, assignment, Path(args.out), _options(args), jobs=args.jobs, progress=not args.quiet)
-    errors = {name: text for name, text in status.items() if text.startswith("error")}
-    out = Path(args.out)
-    print((out / "report.txt").read_text(), end="")
-    skipped = sum(text.startswith("skipped") for text in status.values())
-    print(f"\n{len(status) - skipped - len(errors)} graded, {skipped} already graded, {len(errors)} errors")
-    for name, text in errors.items():
-        print(f"  {name}: {text}")
-    print(f"wrote {out / 'summary.csv'}, {out / 'report.png'}, {out / 'report.txt'} and {out}/<student>/results.json")
-    return 1 if errors else 0
+    config = GradingConfig.from_arguments(args)
+    return grade_all(
+        Path(args.submissions),
+        args.assignment,
+        Path(args.out),
+        config,
+        jobs=args.jobs,
+        progress=not args.quiet,
+        force=args.force,
+        show_hidden=args.show_hidden,
+    )
 
 
 def cmd_bench(args) -> int:
     from .bench import bench, print_figures
 
-    print_figures(bench(n=args.n, jobs=args.jobs, keep=Path(args.keep) if args.keep else None))
+    print_figures(bench(n=args.n, jobs=args.jobs, scaling=args.scaling, keep=Path(args.keep) if args.keep else None))
     return 0
 
 
 def cmd_gradebook(args) -> int:
-    from .gradebook import export
+    from .deliver.gradebook import export
 
-    totals = export(Path(args.results), assignments.get(args.assignment), Path(args.course))
+    totals = export(Path(args.results), assignments.get(args.assignment), Path(args.course), overwrite=args.overwrite)
     for student, total in sorted(totals.items()):
         print(f"  {student:<24} {total:g}")
     print(f"stored {len(totals)} students' points in {Path(args.course) / 'gradebook.db'}: `nbgrader export` writes grades.csv")
@@ -120,9 +119,10 @@ def cmd_gradebook(args) -> int:
 
 
 def cmd_gradescope(args) -> int:
-    from .gradescope import write_bundle
+    from .deliver.gradescope import write_bundle
 
-    path = write_bundle(assignments.get(args.assignment), Path(args.out), timeout=args.timeout)
+    config = GradingConfig.from_arguments(args)
+    path = write_bundle(assignments.get(args.assignment), Path(args.out), config, show_score=args.show_score)
     print(f"wrote {path}: upload it as the assignment's autograder on Gradescope (setup.sh and run_autograder at its root)")
     return 0
 
@@ -133,10 +133,17 @@ def cmd_demo(args) -> int:
     return demo()
 
 
+def cmd_doctor(args) -> int:
+    from .doctor import doctor
+
+    return doctor(GradingConfig.from_arguments(args))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m autograder",
-        description="Build, release and grade the multi-head attention assignments.",
+        description="Build, release and grade the attention assignments.",
+        epilog="Grade commands exit with 0 (graded), 1 (under --fail-under), 2 (bad input) or 3 (the kit could not grade).",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -144,67 +151,79 @@ def main(argv=None) -> int:
     build.add_argument("assignments", nargs="*", help="assignments to build (default: all)")
     build.set_defaults(run=cmd_build)
 
-    grade = commands.add_parser("grade", help="grade one submission into DIR/results.json (Gradescope's format)", description="Grade one submission into DIR/results.json (Gradescope's format).")
+    grade = commands.add_parser("grade", help="grade one submission into DIR/results.json (Gradescope's format)", description="Grade one submission into DIR/results.json (Gradescope's format) and DIR/junit.xml.")
     grade.add_argument("submission", help="a notebook, a .py file, a package folder or a repository folder")
     _assignment_arg(grade)
     grade.add_argument("--out", required=True, help="folder for results.json and junit.xml")
     grade.add_argument("--fail-under", type=float, metavar="PERCENT", help="exit with status 1 when the score is under PERCENT of the points (for CI)")
     grade.add_argument("--markdown", metavar="FILE", help="append a table of the points to FILE (e.g. $GITHUB_STEP_SUMMARY)")
-    _grading_args(grade)
+    grade.add_argument("--hidden-visibility", default="after_due_date", choices=["hidden", "after_due_date", "after_published", "visible"], help="Gradescope visibility of the hidden checks' details (default after_due_date)")
+    GradingConfig.add_arguments(grade)
     grade.set_defaults(run=cmd_grade)
 
     grade_all = commands.add_parser(
         "grade-all",
-        help="grade every submission of a folder (one file or folder per student), in parallel, with a class report",
-        description="Grade every submission of a folder into DIR/<student>/results.json, with DIR/summary.csv and a class report; a rerun skips what is done.",
+        help="grade a class (a folder or zip, as an LMS exports it), in parallel, with a report and a feedback file per student",
+        description="Grade every submission of a class: a folder or a zip as Canvas, Moodle, Blackboard, Gradescope or GitHub Classroom export it, or a folder per student. Writes DIR/summary.csv, a class report, and DIR/students/<student>/ (results.json, feedback.html, feedback.md). A rerun grades again only what changed: a submission, or anything that decides a grade.",
     )
-    grade_all.add_argument("submissions", help="a folder with one notebook, .py file or folder per student, named after them")
+    grade_all.add_argument("submissions", help="a folder or a .zip of submissions")
     _assignment_arg(grade_all)
     grade_all.add_argument("--out", required=True, help="folder for the results, summary.csv and the report")
     grade_all.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, help="submissions graded at once (default: one per CPU)")
+    grade_all.add_argument("--force", action="store_true", help="grade everyone again, even where nothing changed")
+    grade_all.add_argument("--show-hidden", action="store_true", help="put the hidden checks' details in the students' feedback files")
     grade_all.add_argument("--quiet", action="store_true", help="no progress bar")
-    _grading_args(grade_all)
+    GradingConfig.add_arguments(grade_all)
     grade_all.set_defaults(run=cmd_grade_all)
 
     bench = commands.add_parser(
         "bench",
-        help="time grade-all against nbgrader autograde on the same notebooks; print seconds per submission, ratio, peak memory",
-        description="Time grade-all against nbgrader autograde on the same N notebooks, in one run; print seconds per submission, their ratio and peak memory.",
+        help="measure grading: cost per submission against a bare `import torch`, nbgrader autograde, scaling with jobs",
+        description="Measure, in one run: the kit's marginal and total cost per submission, a bare `import torch` as baseline, nbgrader autograde on the same notebooks, peak memory of each, and how throughput scales with --jobs.",
     )
-    bench.add_argument("--n", type=int, default=20, help="submissions to grade (default 20)")
+    bench.add_argument("--n", type=int, default=24, help="submissions in the class (default 24)")
     bench.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, help="the kit's parallel graders (default: one per CPU)")
+    bench.add_argument("--scaling", type=int, default=0, metavar="N", help="also grade a class of N with 1, 2, 4, ... jobs up to the CPUs here, and print the table")
     bench.add_argument("--keep", help="copy the benchmark's folders (class, course, results) here")
     bench.set_defaults(run=cmd_bench)
 
     gradebook = commands.add_parser(
         "gradebook",
-        help="store grade-all's points in nbgrader's gradebook.db (for nbgrader export and formgrader)",
-        description="Store the points of every OUT/<student>/results.json in nbgrader's gradebook.db, per grade cell.",
+        help="store grade-all's points in nbgrader's gradebook.db (for nbgrader export, formgrader and feedback)",
+        description="Store the points of grade-all's results in nbgrader's gradebook.db, per grade cell. Scores nbgrader autograde already wrote are kept unless --overwrite.",
     )
     gradebook.add_argument("results", help="the --out folder of grade-all")
     _assignment_arg(gradebook, required=True)
-    gradebook.add_argument("--course", default=str(KIT_ROOT), help="the nbgrader course folder holding gradebook.db (default: this repository)")
+    gradebook.add_argument("--course", default=str(Path.cwd()), help="the nbgrader course folder holding gradebook.db (default: here)")
+    gradebook.add_argument("--overwrite", action="store_true", help="replace scores already in the gradebook")
     gradebook.set_defaults(run=cmd_gradebook)
 
     gradescope = commands.add_parser(
         "gradescope",
         help="build the Gradescope autograder zip (setup.sh, run_autograder and the kit)",
-        description="Build the Gradescope autograder zip: setup.sh, run_autograder and the kit, for one assignment.",
+        description="Build the Gradescope autograder zip for one assignment: setup.sh, run_autograder and the trusted side of the kit.",
     )
     _assignment_arg(gradescope, required=True)
     gradescope.add_argument("--out", required=True, help="the zip file to write")
-    gradescope.add_argument("--timeout", type=float, default=10.0, help="seconds per graded name on Gradescope (default 10)")
+    gradescope.add_argument("--show-score", action="store_true", help="show students their total before the due date (the hidden checks' details still wait)")
+    GradingConfig.add_arguments(gradescope)
     gradescope.set_defaults(run=cmd_gradescope)
 
-    demo = commands.add_parser("demo", help="build the release and grade the bundled sample submissions", description="Build the release and grade the bundled sample submissions.")
+    demo = commands.add_parser("demo", help="build the releases and grade the bundled samples", description="Build the releases with nbgrader and grade the reference, the blank release and a sample with one bug.")
     demo.set_defaults(run=cmd_demo)
+
+    doctor = commands.add_parser("doctor", help="check this host before a course: the isolation tier it gives and why, the GPU, nbgrader", description="Check this host: which isolation tier grading gets here and why, whether the GPU path works, whether nbgrader's kernel can import the kit.")
+    GradingConfig.add_arguments(doctor)
+    doctor.set_defaults(run=cmd_doctor)
 
     args = parser.parse_args(argv)
     try:
         return args.run(args)
     except (KitError, SubmissionError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        from .results.text import clean
+
+        _say(f"error: {clean(error, 4000)}")
+        return EXIT_INPUT
 
 
 if __name__ == "__main__":

@@ -1,9 +1,18 @@
 """Running a student's code apart from the grader.
 
-zygote.py   a warm, clean process (PyTorch imported, nothing of any student or of the
-            reference in it) that forks one student process per submission
-child.py    what a student process does: isolate itself, load the submission, answer probes
-client.py   the trusted side: start a zygote, spawn and talk to student processes
-session.py  one submission's grading: per-name time budgets, restarts after a crash
-isolation.py  the OS sandbox: namespaces, cgroups, an unprivileged uid, limits
+guest/  what runs beside the student's code, in the student's process or the zygote
+        that forks it: it imports only autograder.public and itself
+  zygote.py     a warm, clean process (PyTorch imported, nothing of any student or of
+                the reference in it) that forks one student process at a time
+  child.py      a student process: isolate, load the submission, answer probes
+  isolation.py  entering a tier: namespaces, a new root, an unprivileged uid, limits
+  builtins.py   PyTorch's own attention taken away before the student's code loads
+host/   the trusted side: it never runs student code
+  tiers.py      choose the strongest isolation this host allows, by trying each
+  runtime.py    a zygote and the chosen isolation, for as long as a grader lives
+  session.py    one submission: per-name budgets, batched probes, restarts after a crash
+  client.py     talking to the zygote and to student processes, with deadlines and limits
+  cgroups.py    memory, process and CPU limits per student process tree (v1 and v2)
+  uids.py       unprivileged uids no two graders share
+  copy.py       a bounded copy of a submission that follows no link
 """

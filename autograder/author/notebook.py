@@ -1,0 +1,96 @@
+"""The nbgrader master notebook: the lesson, the reference's exercises, the checks and the grade cells.
+
+Cells, in order: the lesson's prose and demos as written (each demo with its
+``# needs:`` line), the self-check bundle as the first code cell, the setup cell (the
+reference's imports and constants), then for each exercise its solution cell, its
+visible check cell, and its hidden grade cell, which nbgrader empties in the release.
+"""
+
+from __future__ import annotations
+
+import nbformat
+
+from ..assignment import Assignment
+from . import lesson as lessons
+from .blocks import GENERATED_NOTE, add_stub_raises, exercise_message, given_code, read_blocks
+from .bundle import CELL_METADATA
+
+BEGIN_HIDDEN = "### BEGIN HIDDEN TESTS"
+END_HIDDEN = "### END HIDDEN TESTS"
+METADATA_KEY = "autograder"  # notebook metadata naming the assignment: {"assignment": name}
+
+
+def nbgrader_metadata(grade_id: str, *, solution=False, grade=False, locked=False, points=None) -> dict:
+    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3, "solution": solution}
+    if points is not None:
+        meta["points"] = points
+    return {"nbgrader": meta}
+
+
+def hidden_test_source(assignment: Assignment, name: str) -> str:
+    """The grade cell of a graded name: in the release only its first comment is left."""
+    return "\n".join(
+        [
+            f"# The hidden checks of {name} run here when your notebook is graded.",
+            BEGIN_HIDDEN,
+            "try:",
+            "    from autograder.deliver.nbgrader import grade_in_notebook",
+            "except ImportError as error:",
+            '    raise ImportError(f"this kernel cannot import the grading kit ({error}): run nbgrader autograde with '
+            "the kit's environment (its .venv), as the README's nbgrader section says\") from None",
+            f'grade_in_notebook("{assignment.name}", "{name}", globals())',
+            END_HIDDEN,
+        ]
+    )
+
+
+def master_notebook(assignment: Assignment, bundle_cell: str) -> nbformat.NotebookNode:
+    """The nbgrader master notebook of an assignment, with the self-check bundle's cell given."""
+    _, blocks = read_blocks(assignment)
+    exercises = {b.name: b.source for b in blocks if b.is_exercise}
+    given = given_code(assignment)
+    cells_of_lesson = lessons.parse_lesson(assignment.lesson_path.read_text(), assignment.lesson_path)
+    lessons.check_contract(assignment, cells_of_lesson)
+    cells_of_lesson = lessons.with_needs(assignment, cells_of_lesson)
+    points = assignment.points
+
+    cells = []
+    counter = 0
+
+    def new_id(prefix):
+        nonlocal counter
+        counter += 1
+        return f"{prefix}-{counter}"
+
+    for cell in cells_of_lesson:
+        if cell.kind == "markdown":
+            cells.append(nbformat.v4.new_markdown_cell(cell.text, id=new_id("md")))
+        elif cell.kind == "code":
+            cells.append(nbformat.v4.new_code_cell(cell.text, id=new_id("code")))
+        elif cell.kind == "setup":
+            metadata = {**nbgrader_metadata("selfcheck", locked=True), **CELL_METADATA}
+            cells.append(nbformat.v4.new_code_cell(bundle_cell, id="selfcheck", metadata=metadata))
+            source = given + ("\n\n" + cell.text if cell.text.strip() else "")
+            cells.append(nbformat.v4.new_code_cell(source, id="setup", metadata=nbgrader_metadata("setup", locked=True)))
+        elif cell.kind == "exercise":
+            source = add_stub_raises(exercises[cell.name], exercise_message(assignment, cell.name))
+            cells.append(nbformat.v4.new_code_cell(source.rstrip("\n"), id=cell.name, metadata=nbgrader_metadata(cell.name, solution=True)))
+        elif cell.kind == "check":
+            check_id, tests_id = f"{cell.name}-check", f"{cell.name}-tests"
+            cells.append(nbformat.v4.new_code_cell(cell.text, id=check_id, metadata=nbgrader_metadata(check_id, locked=True)))
+            metadata = nbgrader_metadata(tests_id, grade=True, locked=True, points=points[cell.name])
+            cells.append(nbformat.v4.new_code_cell(hidden_test_source(assignment, cell.name), id=tests_id, metadata=metadata))
+    notebook = nbformat.v4.new_notebook(cells=cells)
+    notebook.metadata.update(
+        {
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+            METADATA_KEY: {"assignment": assignment.name, "note": GENERATED_NOTE.format(name=assignment.name)},
+        }
+    )
+    nbformat.validate(notebook)
+    return notebook
+
+
+def notebook_text(notebook: nbformat.NotebookNode) -> str:
+    return nbformat.writes(notebook) + "\n"

@@ -1,0 +1,115 @@
+"""The visible checks' data: the instructor's outputs on the visible inputs, for the self-check bundle.
+
+For each visible check of an assignment (solutions/<name>/visible.py) it stores the
+inputs, the reference's outputs, and the outputs of every known mistake that differs
+on those inputs, so that a student's check can name the mistake without any reference
+code. It also summarises the hidden checks (how many, and what each verifies), without
+their inputs. The format is read by autograder/public/selfcheck.py.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..assignment import Assignment
+from ..grade import mistakes as catalogue
+from ..grade.reference import Reference
+from ..public import wire
+from ..public.compare import matches
+from ..public.probing import PROBES, Tolerance
+
+
+@dataclass(frozen=True)
+class Visible:
+    name: str  # the graded name checked
+    title: str  # what the check verifies, as the student reads it
+    probe: object  # a probe function
+    inputs: dict
+    keys: tuple[str, ...] | None = None  # the outputs compared (default: all of the probe's)
+
+
+def _select(outputs: dict, keys) -> dict:
+    return {key: wire.array_to_json(outputs[key]) for key in keys if key in outputs}
+
+
+def visible_checks(assignment: Assignment, reference: Reference) -> list[dict]:
+    checks = []
+    for case in assignment.module("visible").VISIBLE:
+        probe_id = case.probe.probe_id
+        tolerances = PROBES[probe_id].tolerances
+        keys = list(case.keys or tolerances)
+        expected = reference.run(probe_id, case.inputs)
+        mistakes = []
+        for mistake in catalogue.suspects(assignment, case.name):
+            outputs, error = catalogue.mutant(assignment, mistake).outputs(probe_id, case.inputs)
+            if error is None and not matches(outputs, expected, {key: tolerances[key] for key in keys}):
+                mistakes.append({"id": mistake.id, "message": mistake.message, "outputs": _select(outputs, keys)})
+        meta, arrays = wire.pack(case.inputs)
+        checks.append(
+            {
+                "name": case.name,
+                "title": case.title,
+                "probe": probe_id,
+                "keys": list(case.keys) if case.keys else None,
+                "inputs": meta,
+                "arrays": {key: wire.array_to_json(value) for key, value in arrays.items()},
+                "expected": _select(expected, keys),
+                "mistakes": mistakes,
+            }
+        )
+    return checks
+
+
+def visible_data(assignment: Assignment) -> dict:
+    from ..grade.engine import hidden_summary
+    from ..grade.plan import collect
+
+    return {
+        "assignment": assignment.name,
+        "checks": visible_checks(assignment, Reference.of(assignment)),
+        "hidden": hidden_summary(collect(assignment)),
+    }
+
+
+def visible_json(data: dict) -> str:
+    return json.dumps(data, indent=1, sort_keys=True) + "\n"
+
+
+# ------------------------------------------------------------------ comparing two builds
+
+
+def equivalent(old: dict, new: dict) -> bool:
+    """Whether two visible data differ only by what the graders' tolerances allow.
+
+    A reference run on another CPU may sum in another order and differ in the last
+    digits of a float32; each stored output is compared with its probe's declared
+    tolerance, everything else exactly.
+    """
+    if set(old) != set(new) or old.get("hidden") != new.get("hidden") or len(old["checks"]) != len(new["checks"]):
+        return False
+    for a, b in zip(old["checks"], new["checks"]):
+        if {k: v for k, v in a.items() if k not in ("expected", "mistakes")} != {k: v for k, v in b.items() if k not in ("expected", "mistakes")}:
+            return False
+        tolerances = PROBES[a["probe"]].tolerances
+        if not _same_outputs(a["expected"], b["expected"], tolerances):
+            return False
+        if [(m["id"], m["message"]) for m in a["mistakes"]] != [(m["id"], m["message"]) for m in b["mistakes"]]:
+            return False
+        if not all(_same_outputs(m["outputs"], n["outputs"], tolerances) for m, n in zip(a["mistakes"], b["mistakes"])):
+            return False
+    return True
+
+
+def _same_outputs(a: dict, b: dict, tolerances: dict[str, Tolerance]) -> bool:
+    if set(a) != set(b):
+        return False
+    for key in a:
+        x, y = wire.array_from_json(a[key]), wire.array_from_json(b[key])
+        if x.shape != y.shape or x.dtype != y.dtype or wire.device_of(x) != wire.device_of(y):
+            return False
+        if not bool(np.all(tolerances[key].close(x, y))):
+            return False
+    return True

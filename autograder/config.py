@@ -1,0 +1,90 @@
+"""Every grading option, its default and its help, in one place for every front end.
+
+The grade commands (``grade``, ``grade-all``), the plain-pytest route
+(``--grade-<option>``), the Gradescope bundle and the tests all build a
+``GradingConfig``; none declares an option or a default of its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field, fields, replace
+
+GiB = 1024**3
+
+
+def option(default, help: str, **argparse_options):
+    return field(default=default, metadata={"help": help, **argparse_options})
+
+
+@dataclass(frozen=True)
+class GradingConfig:
+    device: str = option("cpu", "where the student's code runs: cpu, cuda or auto (cuda when a GPU is there)", choices=["cpu", "cuda", "auto"])
+    timeout: float = option(10.0, "CPU seconds the student's code may use per exercise (and to load)", type=float)
+    wall_factor: float = option(3.0, "an exercise may take this many times its CPU seconds in wall time", type=float)
+    memory: float = option(2.0, "GiB of memory the student's code may use", type=float)
+    processes: int = option(32, "processes and threads the student's code may run at once", type=int)
+    isolation: str = option("auto", "auto (the strongest this host allows), hardened, userns, uid or process", choices=["auto", "hardened", "userns", "uid", "process"])
+    allow_unsandboxed: bool = option(False, "where no isolation tier works, grade in a plain separate process instead of refusing (NOT isolated)", action="store_true")
+
+    def limits(self):
+        from .sandbox.host.session import Limits
+
+        return Limits(
+            timeout=self.timeout,
+            wall_factor=self.wall_factor,
+            memory_bytes=int(self.memory * GiB),
+            processes=self.processes,
+        )
+
+    def resolved_device(self) -> str:
+        """'auto' means cuda when PyTorch sees a GPU, asked without starting CUDA in this process."""
+        if self.device != "auto":
+            return self.device
+        import os
+        import subprocess
+        import sys
+
+        done = subprocess.run(
+            [sys.executable, "-c", "import torch; print(torch.cuda.is_available())"],
+            capture_output=True, text=True, env={**os.environ, "PYTORCH_NVML_BASED_CUDA_CHECK": "1"},
+        )  # fmt: skip
+        return "cuda" if done.stdout.strip() == "True" else "cpu"
+
+    def with_options(self, **changes) -> GradingConfig:
+        return replace(self, **changes)
+
+    # ---------------------------------------------------------------- front ends
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser, prefix: str = "") -> None:
+        """One --<prefix><name> option per field, with its help and its default."""
+        for item in fields(cls):
+            extra = dict(item.metadata)
+            help_text = extra.pop("help")
+            name = f"--{prefix}{item.name.replace('_', '-')}"
+            if extra.get("action") == "store_true":
+                parser.add_argument(name, help=help_text, **extra)
+            else:
+                parser.add_argument(name, default=item.default, help=f"{help_text} (default {item.default})", **extra)
+
+    @classmethod
+    def from_arguments(cls, arguments, prefix: str = "") -> GradingConfig:
+        values = {}
+        for item in fields(cls):
+            key = f"{prefix}{item.name}".replace("-", "_")
+            value = getattr(arguments, key, None) if not callable(arguments) else arguments(f"--{prefix}{item.name.replace('_', '-')}")
+            if value is not None:
+                values[item.name] = value
+        return cls(**values)
+
+    def as_arguments(self) -> list[str]:
+        """The command-line options that give this config (for a command another process runs)."""
+        words = []
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if value == item.default:
+                continue
+            name = f"--{item.name.replace('_', '-')}"
+            words += [name] if value is True else [name, str(value)]
+        return words

@@ -1,0 +1,369 @@
+"""Grade submissions: the hidden graders, replayed against a student's sandboxed process.
+
+A ``Grader`` holds, for one assignment and for as long as it lives:
+
+* the plan of its hidden checks, collected once (grade/plan.py);
+* the reference, whose outputs on the fixed-seed inputs are computed once;
+* a rehearsal: the plan run once against the reference, which proves every check
+  passes on it (a check that fails the reference is a bug of the kit, and the grader
+  refuses to start) and records which probes each graded name asks for;
+* a runtime: a warm zygote and the strongest isolation this host allows.
+
+Grading a submission copies it (bounded, no links), starts a fresh sandboxed process
+for it, sends each graded name's probes in one exchange, replays the checks against
+the answers, and names known mistakes.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import assignment as assignments
+from ..assignment import Assignment
+from ..config import GradingConfig
+from ..errors import KitError
+from ..public.loader import SubmissionError, defined_names, find_entry
+from ..public.selfcheck import judge as judge_visible
+from ..results.model import CheckResult, Report
+from ..results.scoring import summarize
+from ..results.text import clean
+from ..sandbox.host.copy import copy_submission
+from ..sandbox.host.session import Call, Session, StudentError
+from .judge import Mismatch
+from .plan import Check, collect
+
+
+class HostError(KitError):
+    """The grader cannot grade on this host (the sandbox, CUDA, ...): no student may get a score from it."""
+
+
+class StudentView:
+    """What a check sees of the student: run a probe for its graded name, get plain arrays."""
+
+    def __init__(self, session, name: str, device: str, sizes: dict[str, int]):
+        self._session = session
+        self.name = name
+        self.device = device
+        self._sizes = sizes
+
+    def run(self, probe_id: str, inputs: dict) -> dict:
+        from ..public import wire
+
+        return self._session.run(self.name, probe_id, inputs, self._sizes.get(wire.digest(probe_id, inputs), 1 << 20))
+
+    def error_of(self, probe_id: str, inputs: dict) -> str | None:
+        """The probe's error on the student's code, or None when it answered."""
+        try:
+            self.run(probe_id, inputs)
+            return None
+        except StudentError as error:
+            return str(error)
+
+
+class ReferenceView:
+    """The reference, seen the way a check sees a student: for the rehearsal and the nbgrader route."""
+
+    def __init__(self, reference, device: str = "cpu", record: list | None = None):
+        self._reference = reference
+        self.device = device
+        self._record = record
+
+    def run(self, probe_id: str, inputs: dict) -> dict:
+        if self._record is not None:
+            self._record.append((probe_id, inputs))
+        return self._reference.run(probe_id, inputs)
+
+    def error_of(self, probe_id: str, inputs: dict) -> str | None:
+        self.run(probe_id, inputs)
+        return None
+
+
+@dataclass
+class Rehearsal:
+    """What the plan asks of each graded name, learned by running it on the reference."""
+
+    calls: dict[str, list[Call]] = field(default_factory=dict)
+    sizes: dict[str, int] = field(default_factory=dict)  # probe call digest -> bytes of the reference's outputs
+
+
+def run_check(check: Check, fixtures: dict) -> CheckResult:
+    """One case of one check: passed, failed with feedback, or the grader's own error."""
+    result = CheckResult(check.name, check.check, check.title, check.case, True, weight=check.weight, gate=check.gate)
+    try:
+        check.call(fixtures)
+    except Mismatch as error:
+        result.passed, result.message = False, clean(error.message)
+        result.evidence = error.evidence or None
+    except StudentError as error:
+        result.passed, result.message = False, clean(str(error))
+    except Exception as error:  # the grader itself broke
+        result.passed, result.internal_error = False, True
+        result.message = (
+            f"the grader itself failed ({type(error).__name__}: {clean(error, 300)}); this is an error in the "
+            f"grading kit, not in your code: tell your instructor"
+        )
+    return result
+
+
+class Grader:
+    """Grades submissions of one assignment, one after another."""
+
+    def __init__(self, assignment: Assignment, config: GradingConfig = GradingConfig(), hierarchy=None, secret_paths=None):
+        from ..sandbox.host import tiers
+        from ..sandbox.host.client import Zygote
+        from ..sandbox.host.runtime import Runtime
+        from .reference import Reference
+
+        self.assignment = assignment
+        self.config = config
+        self.limits = config.limits()
+        self.device = config.resolved_device()
+        # The zygote is a fresh interpreter: it starts while the reference and the plan load here.
+        zygote = Zygote(probes=(str(assignment.probes_path),), torch=assignment.framework == "torch")
+        try:
+            self.reference = Reference.of(assignment)
+            self.plan = collect(assignment)
+            self.visible = assignment.module("visible").VISIBLE
+            self.rehearsal = self._rehearse()
+            self.demo_cells = demo_cell_digests(assignment)
+            self.mistake_messages = {m.id: m.message for m in _catalogue(assignment)}
+            self.hidden_summary = hidden_summary(self.plan)
+            isolation = tiers.choose(zygote, config.isolation, config.allow_unsandboxed, self.device, secret_paths or tiers.secrets(), hierarchy)
+        except BaseException:
+            zygote.close()
+            raise
+        self.runtime = Runtime(zygote, isolation)
+        self._host_checked = False
+
+    @property
+    def isolation(self):
+        return self.runtime.isolation
+
+    # ---------------------------------------------------------------- start-up
+
+    def _rehearse(self) -> Rehearsal:
+        """Run every check on the reference: each must pass; note the probes each name asks for."""
+        from ..public import wire
+
+        rehearsal = Rehearsal()
+        failures = []
+        for check in self.plan + self._visible_checks():
+            record: list = []
+            view = ReferenceView(self.reference, record=record)
+            if isinstance(check, Check):
+                result = run_check(check, {"student": view, "reference": self.reference, "submission": None})
+                if not result.passed:
+                    failures.append(f"{check.test_id}: {result.message}")
+            else:
+                view.run(check["probe"], check["inputs"])
+            calls = rehearsal.calls.setdefault(check.name if isinstance(check, Check) else check["name"], [])
+            for probe_id, inputs in record:
+                key = wire.digest(probe_id, inputs)
+                if key not in rehearsal.sizes:
+                    outputs = self.reference.run(probe_id, inputs)
+                    rehearsal.sizes[key] = sum(getattr(v, "nbytes", 0) for v in outputs.values())
+                if all(wire.digest(c.probe, c.inputs) != key for c in calls):
+                    calls.append(Call(probe_id, inputs, rehearsal.sizes[key]))
+        if failures:
+            shown = "\n".join(f"  - {failure}" for failure in failures[:10])
+            raise KitError(f"the reference of {self.assignment.name} fails its own graders; fix the graders or the reference:\n{shown}")
+        return rehearsal
+
+    def _visible_checks(self) -> list[dict]:
+        """The visible checks as the grader runs them: the reference's outputs on the visible inputs."""
+        checks = []
+        for case in self.visible:
+            checks.append({"name": case.name, "title": case.title, "probe": case.probe.probe_id, "keys": list(case.keys) if case.keys else None, "inputs": case.inputs})
+        return checks
+
+    def check_host(self) -> None:
+        """Grade the reference through the sandbox: anything short of full marks is the host's fault."""
+        if self._host_checked:
+            return
+        report = self._grade(self.assignment.reference_path)
+        lost = [c for c in report.hidden if c.score < c.max_score]
+        if lost:
+            shown = "\n".join(f"  - {c.name}: {c.title}: {clean(c.message, 300)}" for c in lost[:6])
+            raise HostError(
+                f"this host cannot grade {self.assignment.name} with device {self.device} in isolation "
+                f"'{self.isolation.tier}': the reference itself loses points:\n{shown}"
+            )
+        self._host_checked = True
+
+    # ---------------------------------------------------------------- grading
+
+    def grade(self, submission: Path, label: str | None = None) -> Report:
+        """Grade one submission; SubmissionError when it holds nothing gradable, HostError when this host fails."""
+        report = self._grade(Path(submission), label)
+        if any(c.process_failure for c in report.checks) or report.internal_errors():
+            self.check_host()  # was it the student's code, or this host?
+        return report
+
+    def _grade(self, submission: Path, label: str | None = None) -> Report:
+        started = time.monotonic()
+        folder = self.runtime.submission_folder()
+        try:
+            copy, copy_notes = copy_submission(submission, folder / "submission")
+            entry = find_entry(copy, self.assignment.graded)
+            session = Session(self.runtime, entry, folder, self.device, self.limits, self.assignment.graded, self.assignment.framework, self.demo_cells)
+            try:
+                results = self._run(session, entry)
+            finally:
+                session.close()
+            report = summarize(
+                self.assignment.points,
+                results,
+                assignment=self.assignment.name,
+                submission=label or str(submission),
+                entry=entry.path.relative_to(copy.parent).as_posix(),
+                notes=copy_notes + session.notes,
+                isolation=self.isolation.as_dict(),
+                device=self.device,
+                mistake_messages=self.mistake_messages,
+                hidden_summary=self.hidden_summary,
+            )
+        finally:
+            import shutil
+
+            shutil.rmtree(folder, ignore_errors=True)
+        report.seconds = round(time.monotonic() - started, 3)
+        return report
+
+    def _run(self, session: Session, entry) -> list[CheckResult]:
+        results: list[CheckResult] = []
+        for name in self.assignment.graded:
+            calls = self.rehearsal.calls.get(name, [])
+            session.prefetch(name, calls)
+            view = StudentView(session, name, self.device, self.rehearsal.sizes)
+            fixtures = {"student": view, "reference": self.reference, "submission": entry}
+            mine = [run_check(check, fixtures) for check in self.plan if check.name == name]
+            for result in mine:
+                result.process_failure = not result.passed and _process_level(result.message)
+            self._diagnose(name, mine)
+            results += mine
+            results += self._visible_results(name, view)
+        return results
+
+    def _diagnose_all(self, results: list[CheckResult]) -> None:
+        for name in self.assignment.graded:
+            self._diagnose(name, [r for r in results if r.name == name and r.kind == "hidden"])
+
+    def _diagnose(self, name: str, results: list[CheckResult]) -> None:
+        """Name the known mistakes that explain every failing case of a check."""
+        from .mistakes import diagnose
+
+        by_check: dict[str, list[CheckResult]] = {}
+        for result in results:
+            by_check.setdefault(result.check, []).append(result)
+        for cases in by_check.values():
+            failing = [c for c in cases if not c.passed]
+            evidence = [c.evidence for c in failing]
+            if not failing or not all(evidence):
+                continue
+            found = diagnose(self.assignment, name, evidence)
+            for mistake in found:
+                where = "" if mistake.target == name else f" (in {mistake.target}, which {name} calls)"
+                failing[0].message += f"\nThis looks like a known mistake{where}: {mistake.message}"
+            for case in failing:
+                case.mistakes = [m.id for m in found]
+
+    def _visible_results(self, name: str, view: StudentView) -> list[CheckResult]:
+        results = []
+        for check in self._visible_checks():
+            if check["name"] != name:
+                continue
+            expected = self.reference.run(check["probe"], check["inputs"])
+            stored = {"name": name, "title": check["title"], "probe": check["probe"], "keys": check["keys"], "mistakes": [], "expected": _as_json(expected)}
+            try:
+                got, error = view.run(check["probe"], check["inputs"]), None
+            except StudentError as problem:
+                got, error = {}, str(problem)
+            outcome = judge_visible(stored, got, error, self.device)
+            results.append(CheckResult(name, f"visible::{check['title']}", check["title"], "", outcome.passed, clean(outcome.message), weight=0.0, kind="visible"))
+        return results
+
+    def close(self) -> None:
+        self.runtime.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _process_level(message: str) -> bool:
+    """Whether a failure came from the student's process as a whole (it died, hung, overflowed), not from a value."""
+    return any(words in message for words in ("the process exited", "took longer than", "of CPU time", "the process answered", "loading your code took", "sent something other"))
+
+
+def _as_json(outputs: dict) -> dict:
+    from ..public import wire
+
+    return {key: wire.array_to_json(value) for key, value in outputs.items()}
+
+
+def _catalogue(assignment: Assignment):
+    from .mistakes import catalogue
+
+    return catalogue(assignment)
+
+
+def hidden_summary(plan: list[Check]) -> dict[str, dict]:
+    """Per graded name: how many hidden cases, and the title of each hidden check."""
+    summary: dict[str, dict] = {}
+    for check in plan:
+        entry = summary.setdefault(check.name, {"cases": 0, "titles": []})
+        entry["cases"] += 1
+        if check.title not in entry["titles"]:
+            entry["titles"].append(check.title)
+    return summary
+
+
+def demo_cell_digests(assignment: Assignment) -> tuple[str, ...]:
+    """The release notebook's own demonstration cells (neither exercises nor grade cells)."""
+    from ..public.loader import cell_digest
+
+    path = assignment.release_dir / assignment.notebook_name
+    if not path.exists():
+        return ()
+    cells = json.loads(path.read_text()).get("cells", [])
+    digests = set()
+    for cell in cells:
+        if cell.get("cell_type") == "code" and "nbgrader" not in cell.get("metadata", {}):
+            source = cell.get("source", "")
+            digests.add(cell_digest("".join(source) if isinstance(source, list) else source))
+    return tuple(sorted(digests))
+
+
+def infer_assignment(path: Path) -> Assignment:
+    """The assignment a submission is for: from the notebook's metadata, else from the names it defines."""
+    from ..public.loader import code_cells  # noqa: F401  (finding parses only)
+
+    path = Path(path)
+    known = assignments.discover()
+    notebooks = [path] if path.suffix == ".ipynb" else sorted(path.rglob("*.ipynb"))[:50] if path.is_dir() else []
+    for notebook in notebooks:
+        try:
+            if notebook.is_symlink() or notebook.stat().st_size > 8 * 2**20:
+                continue
+            metadata = json.loads(notebook.read_text(encoding="utf-8")).get("metadata", {})
+        except (OSError, ValueError, RecursionError, AttributeError):
+            continue
+        name = metadata.get("autograder", {}).get("assignment") if isinstance(metadata, dict) else None
+        if name in known:
+            return known[name]
+    scores = []
+    for assignment in known.values():
+        try:
+            entry = find_entry(path, assignment.graded)
+            scores.append((len(defined_names(entry) & set(assignment.graded)), assignment.name))
+        except SubmissionError:
+            continue
+    scores.sort(reverse=True)
+    if not scores or scores[0][0] == 0 or (len(scores) > 1 and scores[0][0] == scores[1][0]):
+        raise KitError(f"cannot tell which assignment {path} is for; pass --assignment (one of {', '.join(known)})")
+    return known[scores[0][1]]

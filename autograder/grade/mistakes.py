@@ -1,0 +1,98 @@
+"""Known mistakes: edits of the reference that a student could have made, and what they are for.
+
+Each mistake of an assignment's ``mistakes.py`` is one textual edit of the reference:
+applied, it gives a wrong implementation. The kit uses the catalogue twice:
+
+* feedback: when a check fails, the mistakes of that name (and of the graded names it
+  calls) run the same probes; a mistake is named when its outputs equal the student's
+  on every failing case of the check (kind, shape, dtype and values). A mistake that
+  equals the reference on a failing case cannot explain that failure, so it is not
+  named.
+* mutation tests: the kit's own tests grade every mistake and require that it loses
+  points on its own name, is named in the feedback, and keeps full marks elsewhere.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..assignment import Assignment
+from ..errors import KitError
+from ..public.compare import matches
+from ..public.probing import PROBES
+from .reference import Reference, exec_source
+
+
+@dataclass(frozen=True)
+class Mistake:
+    id: str
+    target: str  # the graded name whose code holds the mistake
+    old: str  # text of the reference's target definition ...
+    new: str  # ... and what the mistake puts in its place
+    message: str  # what a student reads: what is wrong and how to look for it
+
+    def source(self, reference_source: str) -> str:
+        if reference_source.count(self.old) != 1:
+            raise KitError(f"mistake {self.id}: its text {self.old!r} must occur exactly once in the reference")
+        return reference_source.replace(self.old, self.new)
+
+
+def catalogue(assignment: Assignment) -> list[Mistake]:
+    return list(assignment.module("mistakes").MISTAKES)
+
+
+@lru_cache(maxsize=None)
+def mutant(assignment: Assignment, mistake: Mistake) -> Reference:
+    path = assignment.reference_path
+    source = mistake.source(path.read_text())
+    return Reference(exec_source(source, f"{path} [{mistake.id}]", f"mutant_{mistake.id}"), label=mistake.id)
+
+
+@lru_cache(maxsize=None)
+def callers(assignment: Assignment) -> dict[str, frozenset[str]]:
+    """For each graded name, the graded names whose reference code calls it, directly or not."""
+    tree = ast.parse(assignment.reference_path.read_text())
+    graded = set(assignment.graded)
+    uses = {}
+    for node in tree.body:
+        name = getattr(node, "name", None)
+        if name in graded:
+            uses[name] = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in graded} - {name}
+    result = {}
+    for name in graded:
+        found: set[str] = set()
+        frontier = {name}
+        while frontier:
+            frontier = {user for user, used in uses.items() if used & frontier} - found
+            found |= frontier
+        result[name] = frozenset(found)
+    return result
+
+
+def suspects(assignment: Assignment, name: str) -> list[Mistake]:
+    """The mistakes that can change the outputs of ``name``: its own and those of what it calls."""
+    return [m for m in catalogue(assignment) if m.target == name or name in callers(assignment)[m.target]]
+
+
+def diagnose(assignment: Assignment, name: str, failures: list[dict]) -> list[Mistake]:
+    """The known mistakes that explain every failing case: each {"probe_id", "inputs", "got", "keys"}."""
+    if not failures:
+        return []
+    found = []
+    for mistake in suspects(assignment, name):
+        if all(_explains(assignment, mistake, failure) for failure in failures):
+            found.append(mistake)
+    return found
+
+
+def _explains(assignment: Assignment, mistake: Mistake, failure: dict) -> bool:
+    tolerances = PROBES[failure["probe_id"]].tolerances
+    keys = failure.get("keys") or list(tolerances)
+    compared = {key: tolerances[key] for key in keys}
+    try:
+        outputs, error = mutant(assignment, mistake).outputs(failure["probe_id"], failure["inputs"])
+    except Exception:  # a broken catalogue entry must not break a grading; the kit's tests catch it
+        return False
+    return error is None and matches(failure["got"], outputs, compared)

@@ -1,0 +1,170 @@
+"""Run the hidden graders with plain pytest: ``pytest solutions/mha/graders --grade-submission PATH``.
+
+The grade commands replay the same graders without a pytest session (grade/plan.py);
+this plugin gives pytest what they need: the grader modules imported under the kit's
+names (autograder.course.<name>.graders.<module>), the fixtures ``student``,
+``reference`` and ``submission`` backed by a sandboxed session, and results.json at
+the end. Its options all start with ``--grade-`` so that none can collide with
+another plugin's (pytest-timeout's --timeout, say). solutions/conftest.py loads it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import pytest
+
+OPTIONS = "grade-"
+
+
+def pytest_addoption(parser):
+    from autograder.config import GradingConfig
+
+    group = parser.getgroup("autograder", "grading a submission with the hidden graders")
+    group.addoption("--grade-submission", help="the notebook, .py file, package or repository folder to grade")
+    group.addoption("--grade-results", help="a folder to write results.json and junit.xml into")
+    GradingConfig.add_arguments(group, prefix=OPTIONS)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "weight(w): this check's share of its graded name's points (default 1)")
+    config.addinivalue_line("markers", "gate: failing this check costs its graded name all its points")
+
+
+class GraderModule(pytest.Module):
+    """A grader file, imported as autograder.course.<assignment>.graders.<module>, as the kit imports it."""
+
+    def _getobj(self):
+        assignment = self.path.parent.parent.name
+        return importlib.import_module(f"autograder.course.{assignment}.graders.{self.path.stem}")
+
+
+def pytest_pycollect_makemodule(module_path, parent):
+    if module_path.parent.name == "graders" and module_path.name.startswith("test_"):
+        return GraderModule.from_parent(parent, path=module_path)
+    return None
+
+
+class Grading:
+    """One submission's session, built on first use, and the results of every check run."""
+
+    def __init__(self, config):
+        from autograder.config import GradingConfig
+
+        submission = config.getoption("--grade-submission")
+        if not submission:
+            raise pytest.UsageError("the graders need a submission: pytest solutions/<assignment>/graders --grade-submission PATH")
+        self.submission = Path(submission)
+        self.config = GradingConfig.from_arguments(lambda name: config.getoption(name.replace("--", f"--{OPTIONS}", 1)))
+        self.results = []
+        self.started = None
+
+    def start(self, assignment_name: str):
+        from autograder import assignment
+        from autograder.grade.engine import Grader
+        from autograder.public.loader import find_entry
+        from autograder.sandbox.host.copy import copy_submission
+        from autograder.sandbox.host.session import Session
+
+        if self.started is not None:
+            return self.started
+        grader = Grader(assignment.get(assignment_name), self.config)
+        folder = grader.runtime.submission_folder()
+        copy, notes = copy_submission(self.submission, folder / "submission")
+        entry = find_entry(copy, grader.assignment.graded)
+        session = Session(grader.runtime, entry, folder, grader.device, grader.limits, grader.assignment.graded, grader.assignment.framework, grader.demo_cells)
+        for name, calls in grader.rehearsal.calls.items():
+            session.prefetch(name, calls)
+        self.started = (grader, session, entry, notes)
+        return self.started
+
+    def close(self):
+        if self.started is not None:
+            grader, session, _, _ = self.started
+            session.close()
+            grader.close()
+
+
+_STATE = pytest.StashKey()
+
+
+def _grading(request) -> Grading:
+    config = request.config
+    if _STATE not in config.stash:
+        config.stash[_STATE] = Grading(config)
+    return config.stash[_STATE]
+
+
+def _graded_name(node) -> str:
+    name = getattr(node.module, "GRADED", None)
+    if name is None:
+        raise pytest.UsageError(f"{node.module.__name__} must name the graded name it checks: GRADED = '...'")
+    return name
+
+
+@pytest.fixture
+def student(request):
+    from autograder.grade.engine import StudentView
+
+    grader, session, _, _ = _grading(request).start(Path(request.node.path).parent.parent.name)
+    return StudentView(session, _graded_name(request.node), grader.device, grader.rehearsal.sizes)
+
+
+@pytest.fixture
+def reference(request):
+    return _grading(request).start(Path(request.node.path).parent.parent.name)[0].reference
+
+
+@pytest.fixture
+def submission(request):
+    return _grading(request).start(Path(request.node.path).parent.parent.name)[2]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or _STATE not in item.config.stash:
+        return
+    from autograder.grade.engine import run_check
+    from autograder.grade.plan import Check
+
+    marker = item.get_closest_marker("weight")
+    check = Check(
+        _graded_name(item), Path(item.path).stem, item.originalname, (item.function.__doc__ or "").strip().splitlines()[0].rstrip(".") if item.function.__doc__ else item.originalname,
+        item.callspec.id if hasattr(item, "callspec") else "", float(marker.args[0]) if marker else 1.0,
+        item.get_closest_marker("gate") is not None, lambda: _reraise(call), {}, (),
+    )  # fmt: skip
+    item.config.stash[_STATE].results.append(run_check(check, {}))
+
+
+def _reraise(call):
+    if call.excinfo is not None:
+        raise call.excinfo.value
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    if _STATE not in config.stash or config.stash[_STATE].started is None:
+        return
+    from autograder.results.files import summary_text, write_results
+    from autograder.results.scoring import summarize
+
+    grading = config.stash[_STATE]
+    grader, session, entry, notes = grading.started
+    grader._diagnose_all(grading.results)
+    report = summarize(
+        grader.assignment.points, grading.results, assignment=grader.assignment.name, submission=str(grading.submission),
+        entry=entry.path.name, notes=notes + session.notes, isolation=grader.isolation.as_dict(), device=grader.device,
+        mistake_messages=grader.mistake_messages, hidden_summary=grader.hidden_summary,
+    )  # fmt: skip
+    terminalreporter.write_sep("=", "points")
+    terminalreporter.write_line(summary_text(report))
+    results = config.getoption("--grade-results")
+    if results:
+        terminalreporter.write_line(f"wrote {write_results(report, Path(results))}")
+
+
+def pytest_unconfigure(config):
+    if _STATE in config.stash:
+        config.stash[_STATE].close()

@@ -1,0 +1,279 @@
+"""Find and load a student's submission: a notebook, a .py file, a package or a repository.
+
+Finding (``find_entry``) only parses files, never runs them, so the trusted grader may
+call it (on a bounded copy of the submission: sandbox/host/copy.py). Loading (``load``)
+runs the student's code and belongs in the student's process.
+
+Loading is forgiving, as a fair grader must be: a notebook's cells run in order and a
+cell that fails is noted and skipped, so that a broken scratch cell does not cost the
+exercises defined after it; the top-level statements of a .py file are treated alike.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import linecache
+import sys
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .probing import describe_exception
+
+MAX_SOURCE_BYTES = 8 * 1024 * 1024  # a notebook with images can be large; code never is
+# Never a student's work: tools' folders, and the course's own self-check bundle.
+SKIP_DIRS = {".git", ".ipynb_checkpoints", "__pycache__", ".venv", "venv", "env", "node_modules", ".github", "kitcheck"}
+# Every stub's NotImplementedError says this: a definition that still holds it is not done.
+STUB_MARKER = "replace this line with your code"
+# The first line of the notebook cell that holds the self-check bundle: never run when grading.
+BUNDLE_MARKER = "#@title Self-checks: run this cell first."
+
+
+class SubmissionError(Exception):
+    """The submission cannot be found or read; the message says what to change."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """The file or package to load, and what kind it is."""
+
+    kind: str  # "notebook", "module" or "package"
+    path: Path
+
+    def describe(self) -> str:
+        return f"{self.kind} {self.path.name}"
+
+
+@dataclass(frozen=True)
+class Cell:
+    label: str  # how the student knows the cell: "cell In [7]", or "code cell 3" when never run
+    source: str
+
+
+# ------------------------------------------------------------------ finding (no code runs)
+
+
+def read_text(path: Path) -> str:
+    """A source file's text, refusing one too large to be code."""
+    if path.stat().st_size > MAX_SOURCE_BYTES:
+        raise SubmissionError(f"{path.name} is larger than {MAX_SOURCE_BYTES // 2**20} MiB; submit the code only")
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+def code_cells(notebook_path: Path) -> list[Cell]:
+    """The code cells of a notebook, with IPython magics and shell lines turned into comments."""
+    try:
+        notebook = json.loads(read_text(notebook_path))
+        cells = notebook["cells"]
+        if not isinstance(cells, list):
+            raise TypeError("cells is not a list")
+    except SubmissionError:
+        raise
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as error:
+        reason = type(error).__name__ if isinstance(error, RecursionError) else str(error)[:200]
+        raise SubmissionError(f"{notebook_path.name} is not a readable notebook ({reason}); save it again from Jupyter") from None
+    found = []
+    for cell in cells:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        source = "".join(str(s) for s in source) if isinstance(source, list) else str(source)
+        count = cell.get("execution_count")
+        label = f"cell In [{count}]" if isinstance(count, int) and not isinstance(count, bool) else f"code cell {len(found) + 1}"
+        found.append(Cell(label, strip_magics(source)))
+    return found
+
+
+def strip_magics(source: str) -> str:
+    """'%matplotlib inline', '!pip install x' and '%%time' are IPython, not Python: comment them out."""
+    lines = []
+    for line in source.split("\n"):
+        stripped = line.lstrip()
+        if stripped.startswith(("%", "!")) or stripped.endswith("?") and stripped[:-1].isidentifier():
+            line = line[: len(line) - len(stripped)] + "pass  # " + stripped
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _sources(entry: Entry) -> list[str]:
+    if entry.kind == "notebook":
+        return [cell.source for cell in code_cells(entry.path)]
+    if entry.kind == "module":
+        return [read_text(entry.path)]
+    return [read_text(p) for p in sorted(entry.path.rglob("*.py")) if not _skipped(p, entry.path) and not p.is_symlink()]
+
+
+def defined_names(entry: Entry, done_only: bool = False) -> set[str]:
+    """The top-level names a submission defines, read from its source without running it.
+
+    done_only leaves out functions and classes that still hold a stub's NotImplementedError.
+    """
+    names = set()
+    for source in _sources(entry):
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if not (done_only and STUB_MARKER in (ast.get_source_segment(source, node) or "")):
+                    names.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names |= {t.id for t in targets if isinstance(t, ast.Name)}
+            elif isinstance(node, ast.ImportFrom):
+                names |= {alias.asname or alias.name for alias in node.names}
+    return names
+
+
+def _skipped(path: Path, root: Path) -> bool:
+    parts = path.relative_to(root).parts
+    return any(part in SKIP_DIRS or part.startswith(".") for part in parts[:-1]) or parts[-1].startswith(".")
+
+
+def candidates(path: Path) -> list[Entry]:
+    """Every notebook, .py file and package in a folder that could be the submission."""
+    found = []
+    for item in sorted(path.rglob("*")):
+        if item.is_symlink() or _skipped(item, path) or any(part in SKIP_DIRS for part in item.relative_to(path).parts):
+            continue
+        if item.is_file() and item.suffix == ".ipynb":
+            found.append(Entry("notebook", item))
+        elif item.is_file() and item.suffix == ".py" and item.name != "__init__.py" and not (item.parent / "__init__.py").exists():
+            found.append(Entry("module", item))
+        elif item.is_dir() and (item / "__init__.py").exists() and not (item.parent / "__init__.py").exists():
+            found.append(Entry("package", item))
+    return found
+
+
+def find_entry(path: Path, graded: tuple[str, ...]) -> Entry:
+    """The file or package of a submission that holds the most work on the graded names.
+
+    Work means a graded name defined by more than its stub: the untouched release
+    notebook beside a student's own notebook is never taken for the submission.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise SubmissionError(f"{path} does not exist; give the path of a notebook, a .py file or a folder")
+    if path.is_file():
+        kinds = {".ipynb": "notebook", ".py": "module"}
+        if path.suffix not in kinds:
+            raise SubmissionError(f"{path.name}: a submission is an .ipynb notebook, a .py file or a folder, not {path.suffix or 'a file without extension'}")
+        return Entry(kinds[path.suffix], path)
+    if (path / "__init__.py").exists():
+        return Entry("package", path)
+    scored = []
+    for entry in candidates(path):
+        try:
+            done = len(defined_names(entry, done_only=True) & set(graded))
+            defined = len(defined_names(entry) & set(graded))
+        except (SubmissionError, OSError):
+            continue
+        scored.append(((done, defined), entry))
+    best = max((score for score, _ in scored), default=(0, 0))
+    if best[1] == 0:
+        raise SubmissionError(
+            f"{path.name} holds no notebook, .py file or package defining any of {', '.join(graded)}; "
+            f"put your work in one of them"
+        )
+    top = [entry for score, entry in scored if score == best]
+    if len(top) > 1:
+        names = ", ".join(str(e.path.relative_to(path)) for e in top)
+        raise SubmissionError(
+            f"{path.name} holds several files with the same work on the graded names ({names}); "
+            f"keep your work in one of them, or grade that file directly"
+        )
+    return top[0]
+
+
+# ------------------------------------------------------------------ loading (runs the student's code)
+
+
+@dataclass
+class Loaded:
+    namespace: dict
+    notes: list[str] = field(default_factory=list)  # cells or statements that failed, for the feedback
+
+
+def cell_digest(source: str) -> str:
+    return hashlib.sha256(source.strip().encode()).hexdigest()
+
+
+def load(entry: Entry, skip: frozenset[str] = frozenset()) -> Loaded:
+    """Run the submission and return its top-level names.
+
+    skip holds the digests of cells not to run: the course's own demonstration cells,
+    when a notebook still has them unchanged. They only illustrate (plots, prints), no
+    graded name depends on them, and running them would cost every submission the
+    same seconds of plotting. The self-check bundle's cell never runs: while grading,
+    its check() and needs() do nothing.
+    """
+    module = types.ModuleType("submission")
+    module.__file__ = str(entry.path)
+    sys.modules["submission"] = module
+    folder = entry.path.parent
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+    namespace = module.__dict__
+    namespace["display"] = _display  # IPython's display(), which scripts lack
+    namespace["check"] = _silent
+    namespace["needs"] = _ready
+    if entry.kind == "notebook":
+        cells = [c for c in code_cells(entry.path) if cell_digest(c.source) not in skip and not c.source.startswith(BUNDLE_MARKER)]
+        notes = _run_pieces([(c.label, c.source) for c in cells], namespace)
+    elif entry.kind == "module":
+        notes = _run_pieces(_statements(entry.path), namespace)
+    else:
+        notes = []
+        try:
+            package = __import__(entry.path.name)
+            namespace.update(vars(package))
+        except BaseException as error:  # whatever the student's code raises is noted, never obeyed
+            notes.append(f"importing the package {entry.path.name} raised {describe_exception(error)}")
+    return Loaded(namespace, notes)
+
+
+def _display(*objects, **kwargs):
+    return None
+
+
+def _silent(*args, **kwargs):
+    """A check cell while grading: the hidden graders check instead."""
+    return None
+
+
+def _ready(*args, **kwargs):
+    """needs(...) while grading: demos are not run for their figures."""
+    return False
+
+
+def _statements(path: Path) -> list[tuple[str, str]]:
+    """A .py file as one piece per top-level statement, each compiled with its true line numbers."""
+    source = read_text(path)
+    try:
+        tree = ast.parse(source, filename=str(path))
+    except (SyntaxError, ValueError, RecursionError):
+        return [(path.name, source)]  # compiling it reports the error as a note
+    lines = source.splitlines(keepends=True)
+    linecache.cache[path.name] = (len(source), None, lines, path.name)
+    pieces = []
+    for node in tree.body:
+        start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        text = "\n" * (start - 1) + "".join(lines[start - 1 : node.end_lineno])
+        pieces.append((path.name, text))
+    return pieces
+
+
+def _run_pieces(pieces: list[tuple[str, str]], namespace: dict) -> list[str]:
+    notes = []
+    for label, source in pieces:
+        if label not in linecache.cache:  # so tracebacks can quote the student's line
+            linecache.cache[label] = (len(source), None, source.splitlines(keepends=True), label)
+        try:
+            code = compile(source, label, "exec")
+            exec(code, namespace)
+        except BaseException as error:  # SystemExit too: a scratch cell must not end the loading
+            notes.append(f"{label} raised {describe_exception(error)}; loading went on after it")
+    return notes

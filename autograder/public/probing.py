@@ -1,0 +1,189 @@
+"""Probes: small, public functions that exercise one graded name and return plain arrays.
+
+A probe runs the same way on the reference (in the trusted grader) and on a student's
+code (in the student's process): it turns plain inputs into tensors on the grading
+device, calls the graded name, and returns what the checks compare. Every output
+declares the tolerance it is compared with, beside the probe, with the reason.
+
+    @probe(out=EXACT)
+    def split_heads(impl, x, n_heads):
+        return {"out": impl.split_heads(impl.tensor(x), n_heads)}
+
+A probe whose graded name takes no tensor (``encode``, ``make_causal_mask``) declares
+``any_device=True``: the contract lets it make its tensor on either device.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from .wire import to_array, with_device
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """|got - want| <= atol + rtol * |want|, elementwise; why says what the math allows."""
+
+    rtol: float
+    atol: float
+    why: str
+
+    def close(self, got: np.ndarray, want: np.ndarray) -> np.ndarray:
+        if got.dtype.kind in "biuU" or want.dtype.kind in "biuU" or (self.rtol == 0 and self.atol == 0):
+            return np.asarray(got == want)
+        got = got.astype(np.float64)
+        want = want.astype(np.float64)
+        both_nan = np.isnan(got) & np.isnan(want)
+        return np.asarray(both_nan | (np.abs(got - want) <= self.atol + self.rtol * np.abs(want)))
+
+
+EXACT = Tolerance(0.0, 0.0, "integers, booleans, strings and pure data movement are reproduced bit for bit")
+
+
+@dataclass(frozen=True)
+class Probe:
+    id: str
+    function: Callable
+    tolerances: dict[str, Tolerance]  # output key -> tolerance; keys not listed are not compared
+    any_device: bool = False  # the graded name takes no tensor, so its result may be on either device
+
+
+PROBES: dict[str, Probe] = {}
+
+
+def probe(any_device: bool = False, **tolerances: Tolerance):
+    """Register a probe and the tolerance of each output it returns."""
+
+    def register(function):
+        probe_id = f"{function.__module__.rsplit('.', 2)[-2]}.{function.__name__}"
+        PROBES[probe_id] = Probe(probe_id, function, tolerances, any_device)
+        function.probe_id = probe_id
+        return function
+
+    return register
+
+
+class ContractError(Exception):
+    """The student's code broke the contract (wrong return type, missing name, ...)."""
+
+
+class Missing:
+    """Stands for a graded name the submission does not define."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __call__(self, *args, **kwargs):
+        raise ContractError(f"your submission does not define {self.name}")
+
+
+class Implementation:
+    """The graded names of one implementation (the reference's or a student's), on a device."""
+
+    def __init__(self, namespace: dict, device: str = "cpu", label: str = "submission"):
+        self._namespace = namespace
+        self.device = device
+        self.label = label
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        value = self._namespace.get(name)
+        return Missing(name) if value is None else value
+
+    def tensor(self, array, dtype=None):
+        """A fresh tensor on the grading device, made from a plain array (never shared)."""
+        import torch
+
+        result = torch.tensor(np.array(array, copy=True), device=self.device)
+        return result if dtype is None else result.to(dtype)
+
+
+def to_plain(key: str, value, outputs: dict) -> None:
+    """Store value under key as a plain array; a tensor's array also carries its device.
+
+    The dtype and shape are those of the array itself: nothing is recorded beside it.
+    """
+    torch = _torch()
+    if torch is not None and isinstance(value, torch.Tensor):
+        device = value.device.type
+        value = value.detach().resolve_conj().resolve_neg()
+        value = value.as_subclass(torch.Tensor).to("cpu")  # a subclass's own methods are never called
+        if value.dtype == torch.bfloat16:  # NumPy has no bfloat16: its values, in float32
+            value = value.float()
+        outputs[key] = with_device(np.array(value.numpy(), copy=True), device)
+    elif isinstance(value, np.ndarray) and value.dtype.kind in "biufU":
+        outputs[key] = np.array(value, copy=True, subok=False)
+    else:
+        try:
+            outputs[key] = to_array(value)
+        except Exception:
+            raise ContractError(f"{key} should be a tensor, got {type(value).__name__}") from None
+
+
+def _torch():
+    """torch if this process has imported it (a tensor can only exist then), else None."""
+    return sys.modules.get("torch")
+
+
+def run_probe(probe_id: str, impl: Implementation, inputs: dict) -> tuple[dict[str, np.ndarray], str | None]:
+    """Run one probe; return (plain outputs, None) or ({}, what went wrong, as feedback)."""
+    entry = PROBES[probe_id]
+    try:
+        raw = entry.function(impl, **inputs)
+        outputs: dict[str, np.ndarray] = {}
+        for key, value in raw.items():
+            to_plain(key, value, outputs)
+        return outputs, None
+    except ContractError as error:
+        return {}, str(error)
+    except BaseException as error:  # a student's code may raise anything, SystemExit included
+        return {}, f"your code raised {describe_exception(error)}"
+
+
+# Functions that turn a code object's file name into the name a student knows it by
+# ("cell In [7]" in a notebook); the first one that answers wins.
+FRAME_NAMES: list[Callable[[str], str | None]] = []
+
+
+def frame_name(filename: str) -> str:
+    for name_of in FRAME_NAMES:
+        try:
+            name = name_of(filename)
+        except Exception:
+            name = None
+        if name:
+            return name
+    return filename
+
+
+def describe_exception(error: BaseException) -> str:
+    """'ValueError: message (in cell In [12], line 4: the line)': the student's frame nearest the error."""
+    try:
+        text = str(error).strip()
+    except Exception:
+        text = ""
+    message = text.splitlines()[0][:300] if text else ""
+    where = ""
+    for frame in reversed(traceback.extract_tb(error.__traceback__)):
+        if not is_kit_or_library(frame.filename):
+            line = (frame.line or "").strip()
+            quote = f": {line[:120]}" if line and message not in line else ""
+            function = f"{frame.name}, " if frame.name not in ("<module>", "") else ""
+            where = f" (in {function}{frame_name(frame.filename)}, line {frame.lineno}{quote})"
+            break
+    return f"{type(error).__name__}: {message}{where}" if message else f"{type(error).__name__}{where}"
+
+
+# The kit's own files: autograder/ in the kit, the in-memory modules of a self-check bundle.
+KIT_FILES = (str(Path(__file__).resolve().parents[1]), "<selfcheck")
+
+
+def is_kit_or_library(filename: str) -> bool:
+    return filename.startswith(KIT_FILES) or any(m in filename for m in ("site-packages", "/lib/python3", "<frozen"))

@@ -1,0 +1,154 @@
+"""Helpers for the probes of PyTorch assignments: contract checks, weights, dropout, figures.
+
+Probes of any assignment may use these; like the probes, they ship to students in the
+self-check bundle and run the same way on the reference and on a student's code.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .probing import ContractError
+
+
+def strings(value, what: str) -> np.ndarray:
+    """A list of strings as an array of strings, or ContractError naming what should return it."""
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ContractError(f"{what} should return a list of strings, got {type(value).__name__}")
+    return np.array(list(value), dtype=str) if value else np.zeros(0, dtype="<U1")
+
+
+def module(impl, name: str, *args, **kwargs):
+    """impl's graded class ``name`` built with these arguments, on the grading device."""
+    import torch
+
+    built = getattr(impl, name)(*args, **kwargs)
+    if not isinstance(built, torch.nn.Module):
+        raise ContractError(f"{name}(...) should create an nn.Module, got {type(built).__name__}")
+    return built.to(impl.device)
+
+
+def linear(owner_module, attribute: str, owner: str):
+    """The nn.Linear (with bias) the contract names ``owner.attribute``."""
+    import torch
+
+    layer = getattr(owner_module, attribute, None)
+    if not isinstance(layer, torch.nn.Linear):
+        raise ContractError(f"{owner} should have an attribute {attribute} that is an nn.Linear")
+    if layer.bias is None:
+        raise ContractError(f"{owner}.{attribute} should have a bias (nn.Linear's default)")
+    return layer
+
+
+def load(parameter, array, impl, where: str) -> None:
+    """Copy a plain array into a parameter of the same shape."""
+    import torch
+
+    value = impl.tensor(array)
+    if tuple(parameter.shape) != tuple(value.shape):
+        raise ContractError(f"{where} has shape {tuple(parameter.shape)}; expected {tuple(value.shape)}")
+    with torch.no_grad():
+        parameter.copy_(value)
+
+
+def grad(tensor):
+    """The gradient of a leaf; zero when the computation never used it (no .grad is set then)."""
+    import torch
+
+    return tensor.grad if tensor.grad is not None else torch.zeros_like(tensor)
+
+
+def pair(result, what: str):
+    """A result that must be a pair (output, attn_probs)."""
+    if not isinstance(result, (tuple, list)) or len(result) != 2:
+        raise ContractError(f"{what} should return a pair (output, attn_probs), got {type(result).__name__}")
+    return result
+
+
+def fixed_dropout(keep, p: float, impl):
+    """A dropout whose kept weights are known: x * keep / (1 - p), keep of shape (q_len, k_len).
+
+    The pattern depends only on a weight's query and key, never on how the code lays
+    out batch and heads: the same weights are dropped whether the heads are an axis of
+    their own, folded into the batch, or attended to one at a time in a loop.
+    """
+    import torch
+
+    class FixedDropout(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.p = p
+            self.register_buffer("keep", impl.tensor(keep).to(torch.float32))
+
+        def forward(self, x):
+            if tuple(x.shape[-2:]) != tuple(self.keep.shape):
+                raise ContractError(
+                    f"the dropout was applied to a tensor of shape {tuple(x.shape)}; the attention weights end "
+                    f"in (q_len, k_len) = {tuple(self.keep.shape)}: apply the dropout to the weights"
+                )
+            return x * self.keep.to(x.dtype) / (1 - self.p)
+
+    return FixedDropout().to(impl.device)
+
+
+# ------------------------------------------------------------------ figures
+
+
+def heatmaps(figure) -> list[tuple[np.ndarray, list[str], list[str]]]:
+    """(data, label of each column, label of each row) of every heatmap a figure draws."""
+    found = [heatmap(ax) for ax in figure.axes]
+    return [h for h in found if h is not None]
+
+
+def close(figure) -> None:
+    import matplotlib.pyplot as plt
+
+    plt.close(figure)
+
+
+def heatmap(ax):
+    """(data, label of each column, label of each row) of the heatmap an axes draws, or None."""
+    from matplotlib.collections import QuadMesh
+
+    if getattr(ax, "_colorbar", None) is not None or ax.get_label() == "<colorbar>":
+        return None  # a colorbar's axes draws its scale, not a head
+    if ax.images:
+        image = ax.images[0]
+        data = np.asarray(image.get_array(), dtype=np.float64)
+        left, right, bottom, top = image.get_extent()
+        if image.origin == "upper":
+            row_edges = np.linspace(top, bottom, data.shape[0] + 1)
+        else:
+            row_edges = np.linspace(bottom, top, data.shape[0] + 1)
+        column_edges = np.linspace(left, right, data.shape[1] + 1)
+    else:
+        meshes = [c for c in ax.collections if isinstance(c, QuadMesh)]
+        if not meshes:
+            return None
+        coordinates = meshes[0].get_coordinates()  # (rows + 1, columns + 1, 2)
+        column_edges = coordinates[0, :, 0]
+        row_edges = coordinates[:, 0, 1]
+        data = np.asarray(meshes[0].get_array(), dtype=np.float64).reshape(len(row_edges) - 1, len(column_edges) - 1)
+    return data, labels_by_cell(ax.xaxis, column_edges), labels_by_cell(ax.yaxis, row_edges)
+
+
+def tick_labels(axis) -> list[tuple[float, str]]:
+    """(position, text) of each major tick, as the axis draws it.
+
+    Read from the axis's locator and formatter, not from the visible labels, so that
+    labels hidden by shared axes (``plt.subplots(sharex=True)``) count like the others.
+    """
+    ticks = list(axis.get_majorticklocs())
+    return list(zip(ticks, axis.get_major_formatter().format_ticks(ticks)))
+
+
+def labels_by_cell(axis, edges) -> list[str]:
+    """The tick label at the centre of each cell ('' where no tick sits)."""
+    low, high = np.minimum(edges[:-1], edges[1:]), np.maximum(edges[:-1], edges[1:])
+    centre = (low + high) / 2
+    by_cell = [""] * (len(edges) - 1)
+    for tick, text in tick_labels(axis):
+        cell = int(np.argmin(np.abs(centre - tick)))
+        if abs(centre[cell] - tick) <= 0.25 * (high[cell] - low[cell]):
+            by_cell[cell] = text
+    return by_cell

@@ -1,0 +1,155 @@
+"""A warm, clean process that forks student processes: ``python -m autograder.sandbox.guest.zygote FD``.
+
+It is started as a fresh interpreter, so that its memory holds nothing but libraries
+and the kit's public engine: no reference, no hidden input, no other student's code.
+It imports PyTorch once; each student process it forks starts with PyTorch ready.
+
+Requests come as JSON messages on the SOCK_SEQPACKET socket FD; a spawned process's end of its own
+socket goes back with the reply (SCM_RIGHTS). The zygote reaps its children and
+tells the grader how each one ended, which the grader trusts: it is the zygote's
+word, not the student's.
+"""
+from __future__ import annotations
+
+import gc
+import importlib
+import json
+import os
+import signal
+import socket
+import sys
+
+# Everything a student process may need from the kit is imported here: inside the
+# sandbox the kit's files are out of reach. CUDA is never started here (a forked
+# process cannot use a CUDA context it inherits): the student process starts it.
+PRELOAD = (
+    "numpy",
+    "autograder.public.wire",
+    "autograder.public.probing",
+    "autograder.public.compare",
+    "autograder.public.loader",
+    "autograder.sandbox.guest.isolation",
+    "autograder.sandbox.guest.child",
+)
+TORCH = (
+    "torch",
+    "autograder.public.torch_probes",
+    "autograder.sandbox.guest.builtins",
+    "matplotlib",
+    "matplotlib.pyplot",
+    "matplotlib.backends.backend_agg",
+    "matplotlib.figure",
+    "matplotlib.collections",
+)
+
+
+def preload(modules) -> None:
+    os.environ["MPLBACKEND"] = "Agg"
+    for module in modules:
+        importlib.import_module(module)
+
+
+def preload_probes(paths) -> None:
+    """Each assignment's probes, by file, under the kit's name for them (autograder.course.<name>.probes)."""
+    import importlib.util
+
+    for path in paths:
+        name = f"autograder.course.{os.path.basename(os.path.dirname(path))}.probes"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+
+
+def _reap(statuses: dict) -> None:
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        statuses[pid] = status
+
+
+def describe_status(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        return f"killed by signal {number} ({signal.Signals(number).name})"
+    return f"exit status {os.WEXITSTATUS(status)}"
+
+
+def serve(sock: socket.socket) -> None:
+    """One request, one reply, each a SOCK_SEQPACKET message."""
+    statuses: dict[int, int] = {}
+    # Reap as soon as a child ends, orphans included, even while waiting for a request.
+    signal.signal(signal.SIGCHLD, lambda *_: _reap(statuses))
+    while True:
+        message = sock.recv(1 << 16)
+        if not message:
+            return  # the grader is gone
+        request = json.loads(message)
+        _reap(statuses)
+        if request["op"] == "spawn":
+            parent_end, child_end = socket.socketpair()
+            pid = os.fork()
+            if pid == 0:
+                sock.close()
+                parent_end.close()
+                from autograder.sandbox.guest import child
+
+                child.main(child_end, request)  # never returns
+            child_end.close()
+            socket.send_fds(sock, [json.dumps({"pid": pid}).encode()], [parent_end.fileno()])
+            parent_end.close()
+        elif request["op"] == "wait":
+            pid = request["pid"]
+            if pid not in statuses:
+                try:
+                    _, status = os.waitpid(pid, 0)
+                    statuses[pid] = status
+                except ChildProcessError:
+                    statuses.setdefault(pid, -1)  # the SIGCHLD handler may have reaped it meanwhile
+            status = statuses.pop(pid)
+            answer = "unknown" if status == -1 else describe_status(status)
+            statuses.clear()  # orphans reaped on the way: nobody asks for them
+            sock.send(json.dumps({"pid": pid, "status": answer}).encode())
+        elif request["op"] == "probe":
+            from autograder.sandbox.guest.isolation import probe_tier
+
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            try:
+                reason = probe_tier(request["request"])
+            finally:
+                signal.signal(signal.SIGCHLD, lambda *_: _reap(statuses))
+            sock.send(json.dumps({"reason": reason}).encode())
+        elif request["op"] == "exit":
+            return
+
+
+def become_subreaper() -> None:
+    """Orphans of the student processes are reparented here, not to the machine's init, and reaped."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        PR_SET_CHILD_SUBREAPER = 36
+        ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def main() -> None:
+    """FD [--torch] PROBES...: the socket, whether to import PyTorch, each assignment's probes.py."""
+    sock = socket.socket(fileno=int(sys.argv[1]))
+    become_subreaper()
+    torch = "--torch" in sys.argv[2:]
+    preload(PRELOAD + (TORCH if torch else ()))
+    preload_probes([arg for arg in sys.argv[2:] if arg != "--torch"])
+    # Everything loaded so far lives as long as the zygote: keep it out of the garbage
+    # collector's sight, so that a student process's collections do not walk (and so
+    # copy, page by page) the whole of PyTorch and matplotlib inherited by fork.
+    gc.freeze()
+    sock.send(b'{"ready": true}')
+    serve(sock)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,341 @@
+"""One submission's student side, as the graders see it: run probes for a graded name.
+
+Each graded name has its own budget: CPU seconds of the student's process tree (a
+busy neighbour cannot make an honest student run out), with a wall-clock backstop for
+code that sleeps. When checking a name hangs, crashes, overflows or runs out of memory,
+the student's processes are killed, that name fails with what happened, and the next
+name starts a fresh process: the other names keep their points. What happened is
+measured here (CPU time, the cgroup's out-of-memory count, the zygote's account of the
+exit), never taken from the student.
+
+A name's probes go to the student's process in one exchange (``prefetch``); a probe
+not asked for in advance costs an exchange of its own.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ...public import wire
+from ...public.loader import Entry
+from ..guest.isolation import INSIDE
+from . import uids
+from .client import Died, StudentProcess, Timeout, TooLarge, Zygote
+from .runtime import Runtime
+
+GiB = 1024**3
+_jobs = iter(range(1 << 62))
+
+
+@dataclass(frozen=True)
+class Limits:
+    timeout: float = 10.0  # CPU seconds per graded name (and for loading the code)
+    wall_factor: float = 3.0  # ... and at most this many times as much wall time
+    memory_bytes: int = 2 * GiB
+    processes: int = 32  # processes and threads the student's code may have at once
+    file_bytes: int = 64 * 1024**2  # the largest file it may write
+    scratch_bytes: int = 64 * 1024**2  # all it may write (its work folder and /tmp together)
+
+    def describe_memory(self) -> str:
+        return f"{self.memory_bytes / GiB:g} GiB"
+
+
+class StudentError(Exception):
+    """The student's code failed a probe; the message is feedback for the student."""
+
+
+class _OverBudget(Exception):
+    pass
+
+
+@dataclass
+class Call:
+    probe: str
+    inputs: dict
+    expected_bytes: int = 1 << 20  # the reference's outputs' size: bounds the reply
+
+
+class Session:
+    """The student side of one submission (already copied into ``folder``, its entry inside)."""
+
+    def __init__(self, runtime: Runtime, entry: Entry, folder: Path, device: str, limits: Limits, graded: tuple[str, ...], framework: str, skip: tuple[str, ...] = ()):
+        self.runtime = runtime
+        self.entry = entry
+        self.folder = folder  # holds submission/ (the copy), and the scratch of each process
+        self.device = device
+        self.limits = limits
+        self.graded = graded
+        self.framework = framework
+        self.skip = skip
+        self.notes: list[str] = []  # what loading the code reported
+        self._process: StudentProcess | None = None
+        self._job = None
+        self._uid: int | None = None
+        self._scratch: Path | None = None
+        self._cpu_base = 0.0
+        self._failed: dict[str, str] = {}
+        self._answers: dict[tuple[str, str], tuple[dict, str | None]] = {}
+        self._load_failure: str | None = None
+
+    # ---------------------------------------------------------------- the interface graders use
+
+    def run(self, name: str, probe_id: str, inputs: dict, expected_bytes: int = 1 << 20) -> dict[str, np.ndarray]:
+        """The probe's outputs on the student's code, or StudentError saying what went wrong."""
+        key = (name, wire.digest(probe_id, inputs))
+        if key not in self._answers:
+            self.prefetch(name, [Call(probe_id, inputs, expected_bytes)])
+        outputs, error = self._answers.get(key, ({}, self._failed.get(name)))
+        if error:
+            raise StudentError(error)
+        return outputs
+
+    def prefetch(self, name: str, calls: list[Call]) -> None:
+        """Ask the student's process for every call of a name in one exchange; the answers wait in a cache."""
+        todo = [c for c in calls if (name, wire.digest(c.probe, c.inputs)) not in self._answers]
+        if not todo or name in self._failed:
+            return
+        try:
+            results = self._exchange(name, todo)
+        except StudentError as error:
+            self._failed[name] = str(error)
+            return
+        for call, result in zip(todo, results):
+            self._answers[(name, wire.digest(call.probe, call.inputs))] = result
+
+    def close(self) -> None:
+        self._kill()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    # ---------------------------------------------------------------- one exchange
+
+    def _exchange(self, name: str, calls: list[Call]) -> list[tuple[dict, str | None]]:
+        process = self._ensure_process()
+        meta_calls, arrays = [], {}
+        for i, call in enumerate(calls):
+            meta, mine = wire.pack(call.inputs)
+            meta_calls.append({"probe": call.probe, "inputs": meta})
+            arrays.update({f"{i}/{key}": value for key, value in mine.items()})
+        budget = self.limits.timeout
+        cpu_start = self._cpu()
+        started = time.monotonic()
+        deadline = started + budget * self.limits.wall_factor
+        max_bytes = sum(4 * c.expected_bytes + 4096 for c in calls) + (1 << 20)
+        limits = wire.Limits(frame_bytes=max_bytes, arrays=64 * len(calls) + 64)
+        try:
+            process.send({"op": "run", "calls": meta_calls}, arrays, deadline)
+            reply, outputs = process.receive(deadline, max_bytes, self._watch(cpu_start, budget), limits)
+        except Timeout:
+            self._fail(f"checking {name} took longer than {budget * self.limits.wall_factor:g} s")
+        except _OverBudget as over:
+            self._fail(f"checking {name} {over}")
+        except TooLarge as error:
+            self._fail(f"while checking {name}, your code sent {error}")
+        except Died:
+            self._fail(self._death(f"while checking {name}"))
+        errors = reply.get("errors")
+        if not isinstance(errors, list) or len(errors) != len(calls):
+            self._fail(f"while checking {name}, the process answered something other than its results")
+        results = []
+        for i, error in enumerate(errors):
+            mine = {key.split("/", 1)[1]: value for key, value in outputs.items() if key.split("/", 1)[0] == str(i)}
+            results.append(({}, self._error_text(error)) if error else (mine, None))
+        return results
+
+    def _error_text(self, error) -> str:
+        text = str(error)[:4000]
+        head = text.split(":")[0]
+        if "MemoryError" in head or "can't allocate memory" in text[:300]:
+            return f"used more than {self.limits.describe_memory()} of memory ({text[:300]})"
+        return text
+
+    def _watch(self, cpu_start: float, budget: float):
+        def watch() -> None:
+            used = self._cpu() - cpu_start
+            if used > budget:
+                raise _OverBudget(f"used more than {budget:g} s of CPU time")
+            if self._scratch is not None and self.runtime.isolation.tier in ("uid", "process"):
+                if _size(self._scratch, self.limits.scratch_bytes + 1) > self.limits.scratch_bytes:
+                    raise _OverBudget(f"wrote more than {self.limits.scratch_bytes // 2**20} MiB of files")
+
+        return watch
+
+    def _cpu(self) -> float:
+        """CPU seconds used by the student's process tree so far (its cgroup's, or summed from /proc)."""
+        if self._job is not None:
+            seconds = self._job.cpu_seconds()
+            if seconds is not None:
+                return seconds
+        if self._process is None:
+            return 0.0
+        if self._uid is not None and self.runtime.isolation.tier == "uid":
+            pids = uids.processes_of(self._uid)
+        else:
+            pids = _tree(self._process.pid)
+        return sum(_cpu_of(pid) for pid in pids)
+
+    def _death(self, when: str) -> str:
+        """Why the process is gone, from what the grader itself can see."""
+        out_of_memory = self._job is not None and self._job.out_of_memory()
+        ended = self._kill()
+        if out_of_memory:
+            return f"used more than {self.limits.describe_memory()} of memory {when}, and was stopped"
+        return f"the process exited {when} ({ended})"
+
+    # ---------------------------------------------------------------- process lifetime
+
+    def _ensure_process(self) -> StudentProcess:
+        if self._load_failure:
+            raise StudentError(self._load_failure)
+        if self._process is not None:
+            return self._process
+        request = self._request()
+        self._process = StudentProcess(self.runtime.zygote, request)
+        started = time.monotonic()
+        budget = self.limits.timeout
+        try:
+            reply, _ = self._process.receive(started + budget * self.limits.wall_factor, 1 << 20, self._watch(0.0, budget))
+        except (Timeout, _OverBudget):
+            self._kill()
+            self._load_failure = f"loading your code took longer than {budget:g} s"
+            raise StudentError(self._load_failure) from None
+        except (Died, TooLarge):
+            self._load_failure = self._death("while loading your code")
+            raise StudentError(self._load_failure) from None
+        if reply.get("op") != "ready":
+            self._kill()
+            self._load_failure = "the process sent something other than 'ready' after loading your code"
+            raise StudentError(self._load_failure)
+        if not self.notes:
+            notes = reply.get("notes", [])
+            self.notes = [str(note)[:1000] for note in notes[:20]] if isinstance(notes, list) else []
+        return self._process
+
+    def _request(self) -> dict:
+        isolation = self.runtime.isolation
+        self._scratch = Path(tempfile.mkdtemp(prefix="process-", dir=self.folder))
+        relative = self.entry.path.relative_to(self.folder / "submission").as_posix()
+        limits = self.limits
+        request = {
+            "graded": list(self.graded),
+            "framework": self.framework,
+            "skip": list(self.skip),
+            "kind": self.entry.kind,
+            "device": self.device,
+            "tier": isolation.tier,
+            "path": str(self.entry.path),
+            "limits": {
+                "memory_bytes": limits.memory_bytes,
+                "processes": limits.processes,
+                "file_bytes": limits.file_bytes,
+                "scratch_bytes": limits.scratch_bytes,
+                "cpu_seconds": limits.timeout * (len(self.graded) + 2),
+            },
+        }
+        self._job = isolation.new_job(f"{os.getpid()}-{next(_jobs)}", limits)
+        if self._job is not None:
+            request["cgroups"] = self._job.procs_files
+        request["rlimit_memory"] = self._job is None or not self._job.memory
+        request["rlimit_processes"] = self._job is None or not self._job.processes
+        if isolation.tier in ("hardened", "userns"):
+            (self._scratch / "root").mkdir()
+            os.symlink(self.folder / "submission", self._scratch / "submission")
+            request.update(scratch=str(self._scratch), path=f"{INSIDE}/submission/{relative}")
+        else:
+            work = self._scratch / "work"
+            work.mkdir()
+            request["work"] = str(work)
+        if isolation.tier in ("hardened", "uid"):
+            self._uid = isolation.uid_pool.next()
+            request["uid"] = self._uid
+        if isolation.tier == "uid":
+            os.chmod(self.folder, 0o711)
+            os.chmod(self._scratch, 0o711)
+            os.chown(self._scratch / "work", self._uid, self._uid)
+            os.chmod(self._scratch / "work", 0o700)
+        return request
+
+    def _kill(self) -> str:
+        process, self._process = self._process, None
+        job, self._job = self._job, None
+        ended = "not running"
+        tier = self.runtime.isolation.tier
+        if process is not None:
+            if job is not None:
+                job.kill_all()
+            if tier in ("hardened", "userns"):
+                _signal(process.pid, signal.SIGTERM)  # the warden ends the namespace, and with it every process
+            elif tier == "uid" and self._uid is not None:
+                uids.kill_all(self._uid)
+            else:
+                _signal(-process.pid, signal.SIGKILL)
+                _signal(process.pid, signal.SIGKILL)
+            process.close()
+            ended = self.runtime.zygote.wait(process.pid)
+        if job is not None:
+            job.remove()
+        if tier == "uid" and self._uid is not None:
+            uids.kill_all(self._uid)
+            uids.remove_files_of(self._uid)
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
+        return ended
+
+    def _fail(self, message: str):
+        self._kill()
+        raise StudentError(message)
+
+
+def _signal(pid: int, number: int) -> None:
+    try:
+        os.kill(pid, number)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _tree(pid: int) -> list[int]:
+    """pid and its descendants, from /proc/<pid>/task/*/children."""
+    found, frontier = [], [pid]
+    while frontier and len(found) < 10000:
+        current = frontier.pop()
+        found.append(current)
+        try:
+            for task in os.scandir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task.name}/children") as children:
+                    frontier += [int(child) for child in children.read().split()]
+        except OSError:
+            continue
+    return found
+
+
+def _cpu_of(pid: int) -> float:
+    """utime + stime of a process and of its children it has reaped, in seconds."""
+    try:
+        with open(f"/proc/{pid}/stat") as file:
+            fields = file.read().rsplit(")", 1)[1].split()
+        ticks = sum(int(fields[i]) for i in (11, 12, 13, 14))
+        return ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _size(folder: Path, stop_at: int) -> int:
+    """Bytes under folder, counting no further than stop_at."""
+    total = 0
+    for root, _, files in os.walk(folder):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_blocks * 512
+            except OSError:
+                continue
+            if total >= stop_at:
+                return total
+    return total

@@ -1,0 +1,127 @@
+"""Choose the strongest isolation this host allows, by trying each tier for real.
+
+In order: "hardened" (root with namespaces), "userns" (not root, unprivileged user
+namespaces), "uid" (root where namespaces are refused, as in many containers), and
+"process" only when the caller allows grading without isolation. Each candidate is
+entered by a throwaway process forked from the zygote, which builds its sandbox and
+then checks, from inside, that it can read none of the kit's secrets and write none
+of its files. The first that holds is used; the reasons the others failed are kept,
+for the results and for ``python -m autograder doctor``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from ... import KIT_ROOT
+from ...errors import KitError
+from .cgroups import Hierarchy, find_hierarchy
+from .client import Zygote
+from .runtime import TIER_WORDS, Isolation
+from .uids import UidPool
+
+TIERS = ("hardened", "userns", "uid", "process")
+
+
+def candidates(wanted: str, allow_unsandboxed: bool) -> list[str]:
+    if wanted != "auto":
+        return [wanted]
+    found = []
+    if sys.platform.startswith("linux"):
+        found = ["hardened", "uid"] if os.geteuid() == 0 else ["userns"]
+    return found + (["process"] if allow_unsandboxed else [])
+
+
+def secrets(extra_read: tuple[Path, ...] = (), extra_write: tuple[Path, ...] = ()) -> tuple[list[str], list[str]]:
+    """(what a student must not read, what it must not write): the kit's sources, its environment."""
+    unreadable = [KIT_ROOT / "solutions", KIT_ROOT / "autograder", *extra_read]
+    unwritable = [KIT_ROOT, Path(sys.prefix), *extra_write]
+    return [str(p) for p in unreadable if p.exists()], [str(p) for p in unwritable if p.exists()]
+
+
+def probe_request(tier: str, scratch: Path, device: str, uid: int | None, secret_paths) -> dict:
+    (scratch / "root").mkdir(exist_ok=True)
+    (scratch / "submission").mkdir(exist_ok=True)
+    (scratch / "work").mkdir(exist_ok=True)
+    unreadable, unwritable = secret_paths
+    request = {
+        "tier": tier,
+        "device": device,
+        "scratch": str(scratch),
+        "work": str(scratch / "work"),
+        "limits": {"memory_bytes": 1 << 30, "processes": 16, "file_bytes": 1 << 20, "scratch_bytes": 1 << 20, "cpu_seconds": 30},
+        "rlimit_memory": True,
+        "rlimit_processes": True,
+        "must_not_read": unreadable if tier != "process" else [],
+        "must_not_write": unwritable if tier != "process" else [],
+    }
+    if uid is not None:
+        request["uid"] = uid
+        os.chmod(scratch, 0o711)
+        os.chown(scratch / "work", uid, uid)
+    return request
+
+
+def choose(
+    zygote: Zygote,
+    wanted: str = "auto",
+    allow_unsandboxed: bool = False,
+    device: str = "cpu",
+    secret_paths=None,
+    hierarchy: Hierarchy | None = None,
+) -> Isolation:
+    """The strongest tier that works here, or KitError listing what each tier lacked."""
+    if wanted not in ("auto", *TIERS):
+        raise KitError(f"unknown isolation {wanted!r}: choose auto or one of {', '.join(TIERS)}")
+    secret_paths = secret_paths or secrets()
+    refused = []
+    for tier in candidates(wanted, allow_unsandboxed):
+        pool = None
+        scratch = Path(tempfile.mkdtemp(prefix="autograder-probe-"))
+        try:
+            if tier in ("hardened", "uid"):
+                if os.geteuid() != 0:
+                    refused.append((tier, "needs root"))
+                    continue
+                try:
+                    pool = UidPool()
+                except OSError as error:
+                    refused.append((tier, str(error)))
+                    continue
+            reason = zygote.probe(probe_request(tier, scratch, device, pool.next() if pool else None, secret_paths))
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        if reason is not None:
+            if pool is not None:
+                pool.close()
+            refused.append((tier, reason))
+            continue
+        owns = hierarchy is None
+        if tier != "process" and hierarchy is None:
+            hierarchy, found = find_hierarchy()
+        else:
+            found = hierarchy.describe() if hierarchy is not None else ""
+        limits = _limits_words(tier, hierarchy, found)
+        why = "; ".join(f"not {t}: {r}" for t, r in refused)
+        return Isolation(tier, limits, why, hierarchy if tier != "process" else None, pool, owns)
+    tried = "\n".join(f"  - {tier} ({TIER_WORDS[tier]}): {reason}" for tier, reason in refused) or "  (none: this is not Linux)"
+    hint = "" if allow_unsandboxed or wanted != "auto" else (
+        "\nRun as root, or where unprivileged user namespaces are allowed; or pass --allow-unsandboxed to grade "
+        "in a plain separate process (NOT isolated). `python -m autograder doctor` says more."
+    )
+    raise KitError(f"no isolation tier works on this host:\n{tried}{hint}")
+
+
+def _limits_words(tier: str, hierarchy: Hierarchy | None, found: str) -> str:
+    if tier == "process":
+        return "rlimits per process"
+    if hierarchy is not None and hierarchy.version == 1:
+        return found
+    if hierarchy is not None and {"memory", "pids"} <= set(hierarchy.controllers):
+        return found
+    rest = "memory bounded per process (RLIMIT_DATA), processes by RLIMIT_NPROC"
+    return f"{found}; {rest}" if hierarchy is not None else f"{rest} ({found})"

@@ -1,1 +1,0 @@
-"""Probes and visible checks of attention_numpy."""

@@ -1,0 +1,62 @@
+"""Hidden checks of display_attention: one heatmap per head, the tokens on the axes."""
+import numpy as np
+import pytest
+
+from autograder.grade.inputs import rng
+from autograder.grade.judge import expect_same, require
+from .. import probes
+
+GRADED = "display_attention"
+
+
+def weights(seed, *shape):
+    scores = rng(seed).standard_normal(shape)
+    probs = np.exp(scores) / np.exp(scores).sum(-1, keepdims=True)
+    return probs.astype(np.float32)
+
+
+# Few heads on purpose: drawing costs the student's process milliseconds per head.
+CASES = {  # sentence (keys, x axis), translation (queries, y axis), heads, rows, cols
+    "4 heads on a 2 x 2 grid": (["i", "wonder", "what", "will", "come", "next"], None, 4, 2, 2),
+    "queries differ from keys, 2 heads on 2 x 1": (["das", "ist", "ein", "haus", "jetzt"], ["this", "is", "a"], 2, 2, 1),
+    "one head": (["attention", "please"], None, 1, 1, 1),
+}
+
+
+def inputs(seed, sentence, translation, n_heads, n_rows, n_cols, batch_dim=False):
+    translation = translation or sentence
+    attention = weights(seed, n_heads, len(translation), len(sentence))
+    return {
+        "sentence": sentence,
+        "translation": translation,
+        "attention": attention[None] if batch_dim else attention,
+        "n_heads": n_heads,
+        "n_rows": n_rows,
+        "n_cols": n_cols,
+    }
+
+
+@pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
+def test_one_heatmap_per_head(student, reference, case):
+    """returns a Figure with one heatmap per head showing that head's weights"""
+    got = expect_same(student, reference, probes.display_attention, inputs(89, *case), keys=("heads",))
+    require("data" in got, "each heatmap should have len(translation) rows and len(sentence) columns")
+    expect_same(student, reference, probes.display_attention, inputs(89, *case), keys=("data",))
+
+
+@pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
+def test_tokens_label_the_axes(student, reference, case):
+    """labels the columns with the sentence and the rows with the translation"""
+    expect_same(student, reference, probes.display_attention, inputs(89, *case), keys=("x_labels", "y_labels"))
+
+
+def test_accepts_weights_that_carry_gradients(student, reference):
+    """accepts the attn_probs of a layer as they come, with gradients attached"""
+    case = CASES["4 heads on a 2 x 2 grid"]
+    expect_same(student, reference, probes.display_attention, {**inputs(103, *case), "requires_grad": True}, keys=("heads", "data"))
+
+
+def test_accepts_a_batch_of_one(student, reference):
+    """accepts attention of shape (1, n_heads, q_len, k_len)"""
+    case = CASES["queries differ from keys, 2 heads on 2 x 1"]
+    expect_same(student, reference, probes.display_attention, inputs(101, *case, batch_dim=True), keys=("heads", "data"))

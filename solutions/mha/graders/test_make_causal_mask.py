@@ -1,0 +1,13 @@
+"""Hidden checks of make_causal_mask."""
+import pytest
+
+from autograder.grade.judge import expect_same
+from .. import probes
+
+GRADED = "make_causal_mask"
+
+
+@pytest.mark.parametrize("size", [1, 2, 5, 9])
+def test_blocks_the_future(student, reference, size):
+    """gives (1, 1, size, size), true on and below the diagonal"""
+    expect_same(student, reference, probes.causal_mask, {"size": size})

@@ -1,0 +1,21 @@
+"""Hidden checks of make_padding_mask."""
+import numpy as np
+import pytest
+
+from autograder.grade.judge import expect_same
+from .. import probes
+
+GRADED = "make_padding_mask"
+
+CASES = {
+    "padding at the ends of rows": (np.array([[5, 6, 7, 0, 0], [3, 0, 0, 0, 0], [2, 3, 4, 5, 6]]), 0),
+    "batch 1, no padding": (np.array([[4, 2, 9]]), 0),
+    "pad_id 1": (np.array([[7, 8, 1, 1], [1, 1, 1, 1]]), 1),
+    "seq 1": (np.array([[0], [3]]), 0),
+}
+
+
+@pytest.mark.parametrize("token_ids, pad_id", CASES.values(), ids=CASES.keys())
+def test_blocks_padding(student, reference, token_ids, pad_id):
+    """gives (batch, 1, 1, seq), true where the token is not padding"""
+    expect_same(student, reference, probes.padding_mask, {"token_ids": token_ids.astype(np.int64), "pad_id": pad_id})

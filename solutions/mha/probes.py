@@ -1,0 +1,242 @@
+"""Probes of the `mha` assignment: each calls one graded name the way the contract allows.
+
+Modules are compared by loading the same weights into the student's module and the
+reference's through the contract's attribute names (lut, Wq, Wk, Wv, Wo), never by
+hoping that two constructors draw the same random numbers. Values are compared in
+eval mode; where dropout applies is checked with a fixed, known dropout mask.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+# Relative imports, so that this file works unchanged in the kit (autograder.course.mha)
+# and in the students' self-check bundle (selfcheck_mha.course.mha).
+from ...public.probing import EXACT, ContractError, Tolerance, probe
+from ...public.torch_probes import close, fixed_dropout, grad, heatmaps, linear, load, module, pair, strings
+
+# float32 keeps about 7 significant digits (eps = 1.2e-7). A correct implementation
+# may sum in another order than the reference (einsum or matmul, a hand-written softmax,
+# another device): over the dot products of length <= 64 used here that moves a value
+# by at most a few hundred ulp, about 1e-5 relative. The wrong variants the graders
+# must catch (a missing scale, a wrong axis) move values by 1e-2 or more.
+FLOAT32 = Tolerance(rtol=1e-4, atol=1e-5, why="float32 results summed in another order")
+# Gradients go through one more matrix product and the softmax's Jacobian: same bound,
+# with room for the extra rounding of the backward pass.
+GRADIENT = Tolerance(rtol=1e-4, atol=2e-5, why="float32 gradients summed in another order")
+# The positional table: the angle pos / 10000^(2i/d) is at most max_length radians; in
+# float32 it carries an absolute error of a few ulp of max_length (2^-24 * 128 * 4 ~ 3e-5
+# for the tables of at most 128 positions compared here), and sin and cos pass that on.
+POSITIONS = Tolerance(rtol=0.0, atol=5e-5, why="float32 angles of up to 128 radians")
+# The default table has 5000 positions: the angle's float32 error grows to about
+# 4 ulp of 5000 = 4 * 4.9e-4 = 2e-3 there (a table built in float64 is exact to 1e-7).
+LONG_POSITIONS = Tolerance(rtol=0.0, atol=2.5e-3, why="float32 angles of up to 5000 radians")
+
+
+# ------------------------------------------------------------------ words to ids
+
+
+@probe(tokens=EXACT)
+def tokenize(impl, text):
+    return {"tokens": strings(impl.tokenize(text), "tokenize")}
+
+
+@probe(words=EXACT, ids=EXACT)
+def build_vocab(impl, texts):
+    stoi = impl.build_vocab(list(texts))
+    if not isinstance(stoi, dict):
+        raise ContractError(f"build_vocab should return a dict, got {type(stoi).__name__}")
+    if not all(isinstance(k, str) and isinstance(v, int) for k, v in stoi.items()):
+        raise ContractError("build_vocab should map strings to ints")
+    pairs = sorted(stoi.items(), key=lambda pair: (pair[1], pair[0]))
+    return {
+        "words": np.array([word for word, _ in pairs], dtype=str),
+        "ids": np.array([i for _, i in pairs], dtype=np.int64),
+    }
+
+
+@probe(any_device=True, ids=EXACT)  # encode takes no tensor: it may make its ids on either device
+def encode(impl, texts, stoi, max_length=None):
+    ids = impl.encode(list(texts), dict(stoi), max_length)
+    if not isinstance(ids, torch.Tensor):
+        raise ContractError(f"encode should return a tensor, got {type(ids).__name__}")
+    return {"ids": ids}
+
+
+# ------------------------------------------------------------------ ids to vectors
+
+
+@probe(out=FLOAT32, grad_lut=GRADIENT)
+def embeddings(impl, vocab_size, d_model, lut, x, grad_out):
+    layer = module(impl, "Embeddings", vocab_size, d_model)
+    table = getattr(layer, "lut", None)
+    if not isinstance(table, torch.nn.Embedding):
+        raise ContractError("Embeddings should have an attribute lut that is an nn.Embedding")
+    load(table.weight, lut, impl, "Embeddings.lut.weight")
+    layer.eval()
+    out = layer(impl.tensor(x))
+    (out * impl.tensor(grad_out)).sum().backward()
+    return {"out": out, "grad_lut": grad(table.weight)}
+
+
+@probe(out=FLOAT32, table=POSITIONS, trainable=EXACT, buffer=EXACT)
+def positional_encoding(impl, d_model, max_length, x):
+    layer = module(impl, "PositionalEncoding", d_model, dropout=0.0, max_length=max_length)
+    layer.eval()
+    out = layer(impl.tensor(x))
+    outputs = {
+        "out": out,
+        "trainable": np.int64(sum(p.numel() for p in layer.parameters() if p.requires_grad)),
+        "buffer": np.bool_("pe" in dict(layer.named_buffers())),
+    }
+    if isinstance(getattr(layer, "pe", None), torch.Tensor):  # missing: only the table's check fails
+        outputs["table"] = layer.pe
+    return outputs
+
+
+@probe(table=LONG_POSITIONS)
+def positional_encoding_default_table(impl, d_model):
+    layer = module(impl, "PositionalEncoding", d_model)
+    table = getattr(layer, "pe", None)
+    if not isinstance(table, torch.Tensor):
+        raise ContractError("PositionalEncoding has no tensor attribute pe: keep the table in self.pe, with register_buffer")
+    return {"table": table}
+
+
+@probe(train=FLOAT32, eval=FLOAT32)
+def positional_encoding_dropout(impl, d_model, max_length, x, p):
+    """The same module in train mode (dropout p) and in eval mode: graders check train = 0 or eval / (1 - p)."""
+    torch.manual_seed(0)
+    layer = module(impl, "PositionalEncoding", d_model, dropout=p, max_length=max_length)
+    train = layer.train()(impl.tensor(x))
+    return {"train": train, "eval": layer.eval()(impl.tensor(x))}
+
+
+# ------------------------------------------------------------------ heads
+
+
+@probe(out=EXACT)
+def split_heads(impl, x, n_heads):
+    return {"out": impl.split_heads(impl.tensor(x), n_heads)}
+
+
+@probe(out=EXACT)
+def combine_heads(impl, x):
+    return {"out": impl.combine_heads(impl.tensor(x))}
+
+
+# ------------------------------------------------------------------ attention
+
+
+ATTENTION_OUTPUTS = {
+    "output": FLOAT32,
+    "attn_probs": FLOAT32,
+    "grad_query": GRADIENT,
+    "grad_key": GRADIENT,
+    "grad_value": GRADIENT,
+}
+
+
+@probe(**ATTENTION_OUTPUTS)
+def attention(impl, query, key, value, grad_output, mask=None, keep=None, p=0.5):
+    """scaled_dot_product_attention, with a fixed dropout (keep: (q_len, k_len)) when ``keep`` is given."""
+    q, k, v = (impl.tensor(a).requires_grad_(True) for a in (query, key, value))
+    dropout = None if keep is None else fixed_dropout(keep, p, impl)
+    result = impl.scaled_dot_product_attention(q, k, v, mask=None if mask is None else impl.tensor(mask), dropout=dropout)
+    output, attn_probs = pair(result, "scaled_dot_product_attention")
+    (output * impl.tensor(grad_output)).sum().backward()
+    return {
+        "output": output,
+        "attn_probs": attn_probs,
+        "grad_query": grad(q),
+        "grad_key": grad(k),
+        "grad_value": grad(v),
+    }
+
+
+WEIGHTS = ("Wq", "Wk", "Wv", "Wo")
+
+
+@probe(**ATTENTION_OUTPUTS, **{f"grad_{w}.{part}": GRADIENT for w in WEIGHTS for part in ("weight", "bias")})
+def multi_head_attention(impl, d_model, n_heads, weights, query, key, value, grad_output, mask=None, keep=None, p=0.5):
+    """MultiHeadAttention with the given weights, in eval mode; or, when ``keep`` is given, in train mode.
+
+    In train mode the layer is built with dropout p, so that every dropout it holds is
+    active, and its ``dropout`` is replaced by a fixed one (keep: (q_len, k_len)):
+    a second dropout elsewhere (on the output, say) changes the result.
+    """
+    layer = module(impl, "MultiHeadAttention", d_model, n_heads, dropout=0.0 if keep is None else p)
+    for name in WEIGHTS:
+        projection = linear(layer, name, "MultiHeadAttention")
+        load(projection.weight, weights[f"{name}.weight"], impl, f"MultiHeadAttention.{name}.weight")
+        load(projection.bias, weights[f"{name}.bias"], impl, f"MultiHeadAttention.{name}.bias")
+    if keep is None:
+        layer.eval()
+    else:
+        if not hasattr(layer, "dropout"):
+            raise ContractError("MultiHeadAttention should have an attribute dropout")
+        layer.dropout = fixed_dropout(keep, p, impl)
+        layer.train()
+        torch.manual_seed(0)
+    q, k, v = (impl.tensor(a).requires_grad_(True) for a in (query, key, value))
+    result = layer(q, k, v, mask=None if mask is None else impl.tensor(mask))
+    output, attn_probs = pair(result, "MultiHeadAttention.forward")
+    (output * impl.tensor(grad_output)).sum().backward()
+    outputs = {"output": output, "attn_probs": attn_probs, "grad_query": grad(q), "grad_key": grad(k), "grad_value": grad(v)}
+    for name in WEIGHTS:
+        projection = getattr(layer, name)
+        outputs[f"grad_{name}.weight"] = grad(projection.weight)
+        outputs[f"grad_{name}.bias"] = grad(projection.bias)
+    return outputs
+
+
+@probe(raised=EXACT)
+def multi_head_attention_indivisible(impl, d_model, n_heads):
+    """Whether the constructor refuses a d_model that n_heads does not divide."""
+    try:
+        impl.MultiHeadAttention(d_model, n_heads)
+    except ContractError:
+        raise
+    except Exception:
+        return {"raised": np.bool_(True)}
+    return {"raised": np.bool_(False)}
+
+
+# ------------------------------------------------------------------ masks
+
+
+@probe(mask=EXACT)
+def padding_mask(impl, token_ids, pad_id):
+    mask = impl.make_padding_mask(impl.tensor(token_ids), pad_id=pad_id)
+    return {"mask": mask != 0}
+
+
+@probe(any_device=True, mask=EXACT)  # make_causal_mask takes no tensor: either device is right
+def causal_mask(impl, size):
+    mask = impl.make_causal_mask(size)
+    return {"mask": mask != 0}
+
+
+# ------------------------------------------------------------------ plots
+
+
+@probe(heads=EXACT, data=FLOAT32, x_labels=EXACT, y_labels=EXACT)
+def display_attention(impl, sentence, translation, attention, n_heads, n_rows, n_cols, requires_grad=False):
+    """The figure's heatmaps; ``requires_grad`` passes weights that carry gradients, as a layer returns them."""
+    from matplotlib.figure import Figure
+
+    weights = impl.tensor(attention).requires_grad_(requires_grad)
+    figure = impl.display_attention(list(sentence), list(translation), weights, n_heads=n_heads, n_rows=n_rows, n_cols=n_cols)
+    if not isinstance(figure, Figure):
+        raise ContractError(f"display_attention should return a matplotlib Figure, got {type(figure).__name__}")
+    drawn = heatmaps(figure)
+    close(figure)
+    shape = (len(translation), len(sentence))
+    if not drawn or any(data.shape != shape for data, _, _ in drawn):
+        return {"heads": np.int64(len(drawn))}
+    return {
+        "heads": np.int64(len(drawn)),
+        "data": np.stack([data for data, _, _ in drawn]),
+        "x_labels": np.array([x for _, x, _ in drawn], dtype=str),
+        "y_labels": np.array([y for _, _, y in drawn], dtype=str),
+    }
