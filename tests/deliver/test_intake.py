@@ -326,14 +326,16 @@ def test_zip_members_that_escape_or_link_are_refused(tmp_path):
         link.external_attr = (stat.S_IFLNK | 0o777) << 16
         zf.writestr(link, "/etc/passwd")
         zf.writestr("bob/mha.py", b"")
+        zf.writestr("carol\\mha.ipynb", NOTEBOOK)  # written on Windows
+        zf.writestr("..\\evil4.py", b"boom")
     scratch = tmp_path / "scratch"
     intake = read_intake(archive, scratch)
     assert "'..'" in why(intake, "../evil.py") and "'..'" in why(intake, "alice/../../evil2.py")
-    assert "absolute" in why(intake, "/etc/evil3.py")
+    assert "absolute" in why(intake, "/etc/evil3.py") and "'..'" in why(intake, "evil4.py")
     assert "symbolic link" in why(intake, "bob/mha.ipynb")
     assert not (tmp_path / "evil.py").exists() and not (scratch / "evil.py").exists()
     assert not any(p.is_symlink() for p in scratch.rglob("*"))
-    assert sorted(s.key for s in intake.submissions) == ["alice", "bob"]
+    assert sorted(s.key for s in intake.submissions) == ["alice", "bob", "carol"]
 
 
 def test_zip_bomb_and_member_count_are_capped(tmp_path, monkeypatch):
