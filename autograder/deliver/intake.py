@@ -15,7 +15,7 @@ export from the names it holds, and reads it with that LMS's naming scheme:
 INTAKE_TABLE (below) shows each source and what its export looks like.
 
 The latest submission of each student is graded; older ones are listed in
-``earlier``. A student's files that belong together (a notebook and the helper .py it
+``earlier``. A student's files that belong together (a notebook and the .py module it
 imports) are put in one folder under scratch, with the names the student gave them,
 and that folder is graded. Whatever is not a submission (Finder's .DS_Store and
 __MACOSX/, Gradescope's metadata, Blackboard's receipts, symbolic links, stray files)
@@ -786,7 +786,7 @@ class _Reader:
         return sorted(found)
 
 
-# ------------------------------------------------------------------ helpers
+# ------------------------------------------------------------------ small pieces
 
 
 def _read_receipt(path: Path) -> dict:

@@ -67,7 +67,7 @@ CANVAS = {
 
 
 @pytest.mark.parametrize("as_zip", [False, True], ids=["folder", "zip"])
-def test_canvas_grades_the_latest_upload_with_its_helper_and_flags_late(tmp_path, as_zip):
+def test_canvas_grades_the_latest_upload_with_its_module_and_flags_late(tmp_path, as_zip):
     intake = read_intake(build(tmp_path, CANVAS, as_zip=as_zip), tmp_path / "scratch")
     assert intake.source == "canvas"
     subs = by_key(intake)
