@@ -426,17 +426,17 @@ def render_markdown(results: dict, *, show_hidden: bool = False, student: str = 
         out += _md_lost(fb)
     elif fb.graded and fb.summary:
         out += ["## Summary", ""] + _md_block(fb.summary)
-    for exercise in fb.exercises:
-        out += _md_exercise(fb, exercise)
+    if fb.notes:
+        out += ["## Notes from loading your code", ""]
+        for note in fb.notes:
+            out += _md_block(note)
     if fb.loose_mistakes:
         out += ["## Known mistakes found in your code", ""]
         for mistake in fb.loose_mistakes:
             out.append(f"- **{_md(mistake)}**: {_md(fb.explanation(mistake) or 'no explanation was recorded')}")
         out.append("")
-    if fb.notes:
-        out += ["## Notes from loading your code", ""]
-        for note in fb.notes:
-            out += _md_block(note)
+    for exercise in fb.exercises:
+        out += _md_exercise(fb, exercise)
     details = _details(fb)
     if details:
         out += ["---", "", " · ".join(f"{key}: {_md(value)}" for key, value in details), ""]
@@ -542,6 +542,7 @@ th,td{padding:.45rem .5rem;border-bottom:1px solid var(--line);text-align:left;v
 th{font-size:.8rem;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);font-weight:600}
 td.pts,th.pts{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
 td.barcell{width:38%}
+td .name{overflow-wrap:break-word}
 .bar{height:.7rem;background:var(--track);border-radius:99px;overflow:hidden;border:1px solid var(--line)}
 .bar span{display:block;height:100%;background:currentColor}
 .badge{display:inline-block;white-space:nowrap;font-size:.85rem;font-weight:600;padding:.05rem .5rem;border-radius:99px;
@@ -586,6 +587,14 @@ def _h(text: str) -> str:
     return html.escape(text, quote=True)
 
 
+def _h_name(name: str) -> str:
+    """An identifier, escaped, that may wrap after an underscore or before a capital (scaled_dot_<wbr>product)."""
+    escaped = _h(name)
+    if not re.fullmatch(r"[A-Za-z0-9_.]+", name):
+        return escaped
+    return re.sub(r"(?<=_)(?=[^_])|(?<=[a-z])(?=[A-Z])", "<wbr>", escaped)
+
+
 def _bar(css: str, score: float | None, max_score: float | None, label: str) -> str:
     width = _percent(score, max_score)
     return f'<div class="{css}" role="img" aria-label="{_h(label)}"><span style="width:{width:.1f}%"></span></div>'
@@ -623,17 +632,17 @@ def render_html(results: dict, *, show_hidden: bool = False, student: str = "") 
         body += _html_lost(fb)
     elif fb.graded and fb.summary:
         body += ['<section><h2>Summary</h2>', f"<pre>{_h(fb.summary)}</pre></section>"]
-    for exercise in fb.exercises:
-        body += _html_exercise(fb, exercise)
+    if fb.notes:  # before the details: a note (a cell that raised) often explains a loss
+        body.append('<section id="notes"><h2>Notes from loading your code</h2>')
+        body += [f"<pre>{_h(note)}</pre>" for note in fb.notes]
+        body.append("</section>")
     if fb.loose_mistakes:
         body.append('<section id="mistakes"><h2>Known mistakes found in your code</h2>')
         for mistake in fb.loose_mistakes:
             body.append(_html_mistake(fb, mistake))
         body.append("</section>")
-    if fb.notes:
-        body.append('<section id="notes"><h2>Notes from loading your code</h2>')
-        body += [f"<pre>{_h(note)}</pre>" for note in fb.notes]
-        body.append("</section>")
+    for exercise in fb.exercises:
+        body += _html_exercise(fb, exercise)
     details = _details(fb)
     if details:
         body.append("<footer>" + "".join(f"<span>{_h(key)}: {_h(value)}</span>" for key, value in details) + "</footer>")
@@ -670,8 +679,8 @@ def _html_table(fb: Feedback) -> list[str]:
     for exercise in fb.exercises:
         state = exercise.state
         points = f"{_points(exercise.score)} / {_points(exercise.max_score)}"
-        name = f'<a class="name" href="#{exercise.anchor}">{_h(exercise.name)}</a>' if _has_details(exercise) else (
-            f'<span class="name">{_h(exercise.name)}</span>'
+        name = f'<a class="name" href="#{exercise.anchor}">{_h_name(exercise.name)}</a>' if _has_details(exercise) else (
+            f'<span class="name">{_h_name(exercise.name)}</span>'
         )
         out.append(
             f'<tr class="row-{state}"><td>{name}</td><td class="pts">{_h(points)}</td>'
@@ -692,7 +701,7 @@ def _html_lost(fb: Feedback) -> list[str]:
         kind = "visible" if check.visible else "hidden"
         out.append(
             f'<li><span class="minus">−{_points(check.lost)} <small>of {_points(check.max_score)}</small></span><span>'
-            f'<span class="name">{_h(check.exercise)}</span>: <a href="#{check.anchor}">{_h(check.title)}</a> '
+            f'<span class="name">{_h_name(check.exercise)}</span>: <a href="#{check.anchor}">{_h(check.title)}</a> '
             f'<span class="kind">{kind}</span></span></li>'
         )
     out.append("</ul></section>")
@@ -708,7 +717,7 @@ def _html_exercise(fb: Feedback, exercise: Exercise) -> list[str]:
         return []
     state = exercise.state
     out = [
-        f'<section class="exercise" id="{exercise.anchor}"><h2><span class="name">{_h(exercise.name or "(no exercise)")}</span>'
+        f'<section class="exercise" id="{exercise.anchor}"><h2><span class="name">{_h_name(exercise.name or "(no exercise)")}</span>'
         f'<span class="pts {state}">{_points(exercise.score)} / {_points(exercise.max_score)} · {STATE_WORDS[state]}</span></h2>'
     ]
     out += [_html_mistake(fb, mistake) for mistake in exercise.mistakes]
