@@ -28,7 +28,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["render_markdown", "render_html", "write_feedback", "MESSAGE_LIMIT"]
+__all__ = ["MESSAGE_LIMIT", "render_html", "render_markdown", "write_feedback"]
 
 MESSAGE_LIMIT = 4000  # characters of one message (a check's output, a note, an error)
 NAME_LIMIT = 300  # characters of a name or a check's title
@@ -75,12 +75,30 @@ def _number(value) -> float | None:
     return None
 
 
-def _points(value: float | None) -> str:
+def _points(value: float | None, places: int = 2) -> str:
     """37.5, 40, 0.67: at most two decimals, no trailing zeros."""
     if value is None:
         return "–"
-    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    text = f"{value:.{places}f}".rstrip("0").rstrip(".")
     return "0" if text == "-0" else text
+
+
+def _score(score: float | None, top: float | None) -> str:
+    """A score beside its maximum: 39.9999 of 40 reads 39.9999, not 40, and 0.001 reads 0.001, not 0."""
+    text = _points(score)
+    if _state(score, top) == PARTIAL and text in (_points(top), "0"):
+        text = _points(score, 6)
+    return text
+
+
+def _share(score: float | None, top: float | None) -> str:
+    """82%; rounded down, so that only full marks read 100%."""
+    return f"{math.floor(_percent(score, top) + _EPSILON)}%"
+
+
+def _lost(check: Check) -> str:
+    text = _points(check.lost)
+    return _points(check.lost, 6) if text == "0" and check.lost > _EPSILON else text
 
 
 def _dict(value) -> dict:
@@ -98,6 +116,7 @@ def _strings(value) -> list[str]:
 # ------------------------------------------------------------------ what the page says
 
 
+OTHER = "(other checks)"  # the exercise of a check whose name and tags give none
 FULL, PARTIAL, ZERO, NONE = "full", "partial", "zero", "none"
 STATE_WORDS = {FULL: "full marks", PARTIAL: "partial", ZERO: "no points", NONE: "no points to earn"}
 STATE_MARKS = {FULL: "✓", PARTIAL: "◐", ZERO: "✗", NONE: "–"}
@@ -226,7 +245,7 @@ def _check(test: dict) -> Check:
     if len(cases) == 2 and all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in cases):
         counts = (cases[0], cases[1])
     return Check(
-        exercise=_line(exercise),
+        exercise=_line(exercise) or OTHER,
         title=_line(title) or "(untitled check)",
         score=score,
         max_score=max_score,
@@ -331,7 +350,7 @@ def _cases_text(check: Check) -> str:
 
 
 def _check_points(check: Check) -> str:
-    return f"{_points(check.score)} / {_points(check.max_score)}"
+    return f"{_score(check.score, check.max_score)} / {_points(check.max_score)}"
 
 
 def _untested_titles(exercise: Exercise) -> list[str]:
@@ -340,6 +359,7 @@ def _untested_titles(exercise: Exercise) -> list[str]:
     return [title for title in exercise.hidden_titles if title not in shown]
 
 
+NO_EXPLANATION = "no explanation was recorded for it"
 NOT_GRADED = "Your submission was not graded, so it has no score yet: this is not a score of 0."
 KIT_FAILED = (
     "The grading kit itself failed on the checks below. This is not a fault in your code, "
@@ -404,9 +424,9 @@ def render_markdown(results: dict, *, show_hidden: bool = False, student: str = 
         out += [f"**Not graded.** {NOT_GRADED}", "", "Why:", ""]
         out += _md_block(fb.reason or "no reason was recorded")
     else:
-        total = f"{_points(fb.score)} of {_points(fb.max_score)} points"
+        total = f"{_score(fb.score, fb.max_score)} of {_points(fb.max_score)} points"
         if fb.max_score:
-            total += f" ({_percent(fb.score, fb.max_score):.0f}%)"
+            total += f" ({_share(fb.score, fb.max_score)})"
         out += [f"**Total: {total}**", ""]
         if fb.exercises:
             out += [_md(_tally(fb)), ""]
@@ -418,7 +438,7 @@ def render_markdown(results: dict, *, show_hidden: bool = False, student: str = 
         out += ["## Points per exercise", "", "| exercise | points | | result |", "|---|---:|---|---|"]
         for exercise in fb.exercises:
             out.append(
-                f"| {_md_name(exercise.name)} | {_points(exercise.score)} / {_points(exercise.max_score)} "
+                f"| {_md_name(exercise.name)} | {_score(exercise.score, exercise.max_score)} / {_points(exercise.max_score)} "
                 f"| {_md_bar(exercise.score, exercise.max_score)} "
                 f"| {STATE_MARKS[exercise.state]} {STATE_WORDS[exercise.state]} |"
             )
@@ -433,7 +453,7 @@ def render_markdown(results: dict, *, show_hidden: bool = False, student: str = 
     if fb.loose_mistakes:
         out += ["## Known mistakes found in your code", ""]
         for mistake in fb.loose_mistakes:
-            out.append(f"- **{_md(mistake)}**: {_md(fb.explanation(mistake) or 'no explanation was recorded')}")
+            out.append(f"- {_md_name(mistake)}: {_md(fb.explanation(mistake) or NO_EXPLANATION)}")
         out.append("")
     for exercise in fb.exercises:
         out += _md_exercise(fb, exercise)
@@ -452,7 +472,7 @@ def _md_lost(fb: Feedback) -> list[str]:
         kind = "visible" if check.visible else "hidden"
         out.append(
             f"- {_md_name(check.exercise)}: {_md(check.title)} ({kind} check): "
-            f"lost {_points(check.lost)} of {_points(check.max_score)}"
+            f"lost {_lost(check)} of {_points(check.max_score)}"
         )
     return out + [""]
 
@@ -460,9 +480,9 @@ def _md_lost(fb: Feedback) -> list[str]:
 def _md_exercise(fb: Feedback, exercise: Exercise) -> list[str]:
     if not exercise.checks and not exercise.hidden_titles and exercise.hidden_cases is None:
         return []
-    out = [f"## {_md_name(exercise.name)}: {_points(exercise.score)} / {_points(exercise.max_score)}", ""]
+    out = [f"## {_md_name(exercise.name)}: {_score(exercise.score, exercise.max_score)} / {_points(exercise.max_score)}", ""]
     for mistake in exercise.mistakes:
-        out += [f"> **Known mistake** ({_md(mistake)}): {_md(fb.explanation(mistake) or 'no explanation was recorded')}", ""]
+        out += [f"> **Known mistake in your code** {_md_name(mistake)}: {_md(fb.explanation(mistake) or NO_EXPLANATION)}", ""]
     visible = [c for c in exercise.checks if c.visible]
     hidden = [c for c in exercise.checks if not c.visible]
     if visible:
@@ -483,17 +503,21 @@ def _md_exercise(fb: Feedback, exercise: Exercise) -> list[str]:
 
 
 def _md_check(fb: Feedback, check: Check) -> list[str]:
-    mark = "✓" if check.passed and not check.lost_points else "✗"
-    line = f"#### {mark} {_md(check.title)} ({_check_points(check)})"
-    out = [line, ""]
-    if check.cases and check.lost_points:
+    """A passed check on one line; a failed one under its own heading, with what is known of why."""
+    if not check.lost_points:
+        line = f"- ✓ {_md(check.title)} ({_check_points(check)})"
+        if not fb.shows_message(check) or not check.message:
+            return [line, ""]
+        if "\n" not in check.message:
+            return [f"{line}: {_md(check.message)}", ""]
+        return [line, ""] + _md_block(check.message)
+    out = [f"#### ✗ {_md(check.title)} ({_check_points(check)})", ""]
+    if check.cases:
         out += [_md(_cases_text(check)) + ".", ""]
     if fb.shows_message(check):
-        if check.message and (check.lost_points or "\n" in check.message):
+        if check.message:
             out += _md_block(check.message)
-        elif check.message:
-            out += [_md(check.message), ""]
-    elif check.lost_points:
+    else:
         out += [_md(_hidden_note(check)), ""]
     return out
 
@@ -613,13 +637,13 @@ def render_html(results: dict, *, show_hidden: bool = False, student: str = "") 
     else:
         state = _state(fb.score, fb.max_score)
         body.append(
-            f'<div class="total"><span class="big" id="total">{_points(fb.score)}</span>'
+            f'<div class="total"><span class="big" id="total">{_score(fb.score, fb.max_score)}</span>'
             f'<span class="of">of {_points(fb.max_score)} points</span>'
-            + (f'<span class="pct {state}">{_percent(fb.score, fb.max_score):.0f}%</span>' if fb.max_score else "")
+            + (f'<span class="pct {state}">{_share(fb.score, fb.max_score)}</span>' if fb.max_score else "")
             + "</div>"
         )
         if fb.max_score:
-            body.append(_bar(f"meter {state}", fb.score, fb.max_score, f"{_points(fb.score)} of {_points(fb.max_score)} points"))
+            body.append(_bar(f"meter {state}", fb.score, fb.max_score, f"{_score(fb.score, fb.max_score)} of {_points(fb.max_score)} points"))
         if fb.exercises:
             body.append(f'<p class="tally">{_h(_tally(fb))}</p>')
     body.append("</header>")
@@ -678,7 +702,7 @@ def _html_table(fb: Feedback) -> list[str]:
     ]
     for exercise in fb.exercises:
         state = exercise.state
-        points = f"{_points(exercise.score)} / {_points(exercise.max_score)}"
+        points = f"{_score(exercise.score, exercise.max_score)} / {_points(exercise.max_score)}"
         name = f'<a class="name" href="#{exercise.anchor}">{_h_name(exercise.name)}</a>' if _has_details(exercise) else (
             f'<span class="name">{_h_name(exercise.name)}</span>'
         )
@@ -700,7 +724,7 @@ def _html_lost(fb: Feedback) -> list[str]:
     for check in lost:
         kind = "visible" if check.visible else "hidden"
         out.append(
-            f'<li><span class="minus">−{_points(check.lost)} <small>of {_points(check.max_score)}</small></span><span>'
+            f'<li><span class="minus">−{_lost(check)} <small>of {_points(check.max_score)}</small></span><span>'
             f'<span class="name">{_h_name(check.exercise)}</span>: <a href="#{check.anchor}">{_h(check.title)}</a> '
             f'<span class="kind">{kind}</span></span></li>'
         )
@@ -717,8 +741,8 @@ def _html_exercise(fb: Feedback, exercise: Exercise) -> list[str]:
         return []
     state = exercise.state
     out = [
-        f'<section class="exercise" id="{exercise.anchor}"><h2><span class="name">{_h_name(exercise.name or "(no exercise)")}</span>'
-        f'<span class="pts {state}">{_points(exercise.score)} / {_points(exercise.max_score)} · {STATE_WORDS[state]}</span></h2>'
+        f'<section class="exercise" id="{exercise.anchor}"><h2><span class="name">{_h_name(exercise.name)}</span>'
+        f'<span class="pts {state}">{_score(exercise.score, exercise.max_score)} / {_points(exercise.max_score)} · {STATE_WORDS[state]}</span></h2>'
     ]
     out += [_html_mistake(fb, mistake) for mistake in exercise.mistakes]
     visible = [c for c in exercise.checks if c.visible]
@@ -761,7 +785,7 @@ def _html_check(fb: Feedback, check: Check) -> str:
 
 
 def _html_mistake(fb: Feedback, mistake: str) -> str:
-    explanation = fb.explanation(mistake) or "no explanation was recorded"
+    explanation = fb.explanation(mistake) or NO_EXPLANATION
     return (
         f'<div class="callout mistake"><p><strong>Known mistake in your code</strong> <code>{_h(mistake)}</code></p>'
         f"<p>{_h(explanation)}</p></div>"

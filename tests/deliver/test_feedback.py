@@ -9,9 +9,8 @@ import os
 import re
 import shutil
 import subprocess
-from pathlib import Path
-
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
@@ -134,6 +133,11 @@ def points_table(page: str) -> list[tuple[str, str, str]]:
     return [(row[0], row[1], row[3]) for row in Cells(page).rows[1:]]
 
 
+def exercise_points(name: str) -> str:
+    entry = partial_results()["extra_data"]["by_name"][name]
+    return f"{entry['score']:g} / {entry['max_score']:g}"
+
+
 def outside_fences(markdown: str) -> str:
     """The Markdown text outside fenced code blocks (a fence closes only on its own length or longer)."""
     kept, fence = [], None
@@ -218,6 +222,7 @@ def test_the_page_gives_the_total_and_each_exercise_in_order():
     assert [row[2] for row in table].count("✓ full marks") == 9
     assert "name &#x27;plt&#x27; is not defined" in page  # the note from loading the code
     assert "Known mistake" in page and "mask is inverted" in page
+    assert "Hidden checks · 6 cases" in page and "handles split_heads&#x27;s edge cases" in page  # what they cover
 
 
 def test_not_graded_says_so_with_the_reason():
@@ -247,7 +252,7 @@ def test_markdown_structure():
     assert "**Total: 32.87 of 40 points (82%)**" in lines
     heads = [line for line in lines if line.startswith("## ")]
     assert heads[:3] == ["## Points per exercise", "## Where points were lost", "## Notes from loading your code"]
-    assert heads[3:] == [f"## `{name}`: {_points(name)}" for name in POINTS]
+    assert heads[3:] == [f"## `{name}`: {exercise_points(name)}" for name in POINTS]
     table = [line for line in lines if line.startswith("| ")]
     assert table[0] == "| exercise | points | | result |" and len(table) == 1 + len(POINTS)
     assert all(row.count("|") == 5 for row in table)
@@ -258,11 +263,6 @@ def test_markdown_structure():
         "pe\\[0, pos, 2i+1\\] = cos(same) (hidden check): lost 2 of 2"
     outside_fences(text)  # every code block closes
     assert text.endswith("\n") and not text.endswith("\n\n")
-
-
-def _points(name):
-    entry = partial_results()["extra_data"]["by_name"][name]
-    return f"{entry['score']:g} / {entry['max_score']:g}"
 
 
 def test_missing_keys_and_the_current_kit_output():
@@ -281,6 +281,14 @@ def test_missing_keys_and_the_current_kit_output():
     assert "1.29 / 3" in page and "| `encode` | 1.29 / 3 |" in text
     assert "failed 4 of 7" not in page and "pads on the right" in page
     assert "encode_pads_on_the_left" in page  # named, though no explanation was recorded
+
+
+def test_a_near_miss_never_reads_as_full_marks():
+    results = {"score": 39.9999, "extra_data": {"max_score": 40, "by_name": {"encode": {"score": 2.9999, "max_score": 3},
+                                                                            "tokenize": {"score": 0.0001, "max_score": 2}}}}
+    page, text = render_html(results), render_markdown(results)
+    assert points_table(page) == [("encode", "2.9999 / 3", "◐ partial"), ("tokenize", "0.0001 / 2", "◐ partial")]
+    assert "**Total: 39.9999 of 40 points (99%)**" in text
 
 
 def test_write_feedback_writes_both_files_whole(tmp_path):
@@ -304,7 +312,7 @@ def chromium(*arguments, profile: Path) -> subprocess.CompletedProcess:
         "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
         "--force-device-scale-factor=1", f"--user-data-dir={profile}", *arguments,
     ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=60)
+    return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
 
 
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)")
@@ -331,7 +339,7 @@ def test_the_page_in_a_browser(tmp_path):
         shutil.copy(shot, os.environ["FEEDBACK_SCREENSHOT"])
     with Image.open(shot) as image:
         assert image.format == "PNG" and image.size == (1000, 1400)
-        colours = dict((colour, count) for count, colour in image.convert("RGB").getcolors(1000 * 1400))
+        colours = {colour: count for count, colour in image.convert("RGB").getcolors(1000 * 1400)}
     white = colours.get((255, 255, 255), 0)
     assert 0.4 < white / (1000 * 1400) < 0.97, "the page is blank or a solid block"
     for name, rgb in (("full", (0x1A, 0x7F, 0x37)), ("partial", (0x9A, 0x67, 0x00)), ("zero", (0xCF, 0x22, 0x2E))):
