@@ -1,0 +1,381 @@
+"""The class intake reads each LMS's export, as a folder and as a zip, and refuses what could hurt."""
+from __future__ import annotations
+
+import os
+import re
+import stat
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from autograder.deliver import intake as intake_module
+from autograder.deliver.intake import RESERVED_STEMS, IntakeError, read_intake
+
+NOTEBOOK = b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
+
+
+def build(tmp_path: Path, files: dict[str, bytes], *, as_zip: bool, name: str = "export") -> Path:
+    """files (path -> bytes) as a folder, or as a zip of that folder's contents."""
+    if as_zip:
+        archive = tmp_path / f"{name}.zip"
+        with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
+            for relative, data in files.items():
+                zf.writestr(relative, data)
+        return archive
+    root = tmp_path / name
+    for relative, data in files.items():
+        target = root / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not relative.endswith("/"):
+            target.write_bytes(data)
+    return root
+
+
+def by_key(intake) -> dict:
+    return {s.key: s for s in intake.submissions}
+
+
+def why(intake, entry_part: str) -> str:
+    reasons = [reason for entry, reason in intake.skipped if entry_part in entry]
+    assert reasons, f"{entry_part!r} is not in skipped: {intake.skipped}"
+    return reasons[0]
+
+
+def assert_safe_keys(intake) -> None:
+    keys = [s.key for s in intake.submissions]
+    assert len({k.casefold() for k in keys}) == len(keys), keys
+    for key in keys:
+        assert re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", key), key
+        assert key.split(".")[0].casefold() not in RESERVED_STEMS, key
+        assert len(key) <= intake_module.MAX_KEY_LENGTH
+
+
+# ------------------------------------------------------------------ Canvas
+
+CANVAS = {
+    "doejane_12345_6789001_mha.ipynb": b'{"old": 1}',
+    "doejane_12345_6789002_mha-1.ipynb": NOTEBOOK,
+    "doejane_12345_6789003_utils.py": b"HELP = 1\n",
+    "smithbob_LATE_23456_6789004_mha.ipynb": NOTEBOOK,
+    "m\u00fcllerj\u00fcrgen_34567_6789005_mha.ipynb": NOTEBOOK,
+    "o_brienpat_45678_text.html": b"<p>see attached</p>",
+    "LATE_anon_x1Y2z_6789006_mha.ipynb": NOTEBOOK,
+    "notes for TAs.txt": b"not a submission",
+    ".DS_Store": b"\0",
+}
+
+
+@pytest.mark.parametrize("as_zip", [False, True], ids=["folder", "zip"])
+def test_canvas_grades_the_latest_upload_with_its_module_and_flags_late(tmp_path, as_zip):
+    intake = read_intake(build(tmp_path, CANVAS, as_zip=as_zip), tmp_path / "scratch")
+    assert intake.source == "canvas"
+    subs = by_key(intake)
+    assert set(subs) == {"doejane-12345", "smithbob-23456", "mullerjurgen-34567", "o_brienpat-45678", "anon_x1Y2z"}
+    jane = subs["doejane-12345"]
+    assert (jane.name, jane.student_id, jane.late, jane.source) == ("doejane", "12345", False, "canvas")
+    assert jane.path.is_dir() and sorted(p.name for p in jane.path.iterdir()) == ["mha.ipynb", "utils.py"]
+    assert (jane.path / "mha.ipynb").read_bytes() == NOTEBOOK  # mha-1, the re-upload, under its own name
+    assert [p.name for p in jane.earlier] == ["doejane_12345_6789001_mha.ipynb"]
+    assert subs["smithbob-23456"].late and subs["anon_x1Y2z"].late
+    assert subs["mullerjurgen-34567"].name == "m\u00fcllerj\u00fcrgen"
+    assert [p.name for p in subs["o_brienpat-45678"].path.iterdir()] == ["text.html"]
+    assert "Canvas" in why(intake, "notes for TAs.txt")
+    assert "Finder" in why(intake, ".DS_Store")
+    assert_safe_keys(intake)
+
+
+def test_canvas_versions_follow_the_attachment_id(tmp_path):
+    files = {"doejane_12345_7000002_mha.ipynb": NOTEBOOK, "doejane_12345_7000001_mha-1.ipynb": b"{}"}
+    jane = read_intake(build(tmp_path, files, as_zip=False), tmp_path / "scratch").submissions[0]
+    assert (jane.path / "mha.ipynb").read_bytes() == NOTEBOOK
+    assert [p.name for p in jane.earlier] == ["doejane_12345_7000001_mha-1.ipynb"]
+
+
+# ------------------------------------------------------------------ Moodle
+
+MOODLE_FOLDERS = {
+    "Jane Doe_1234567_assignsubmission_file_/mha.ipynb": NOTEBOOK,
+    "Jane Doe_1234567_assignsubmission_file_/utils.py": b"HELP = 1\n",
+    "Jane Doe_1234567_assignsubmission_onlinetext_/onlinetext.html": b"<p>done</p>",
+    "Zo\u00eb \u00dcnal_2345678_assignsubmission_file_/mha.ipynb": NOTEBOOK,
+    "Bob Smith_3456789_assignsubmission_file_/sub/mha.ipynb": NOTEBOOK,
+    "__MACOSX/Bob Smith_3456789_assignsubmission_file_/._mha.ipynb": b"\0",
+}
+
+
+@pytest.mark.parametrize("as_zip", [False, True], ids=["folder", "zip"])
+def test_moodle_folders_one_student_per_participant(tmp_path, as_zip):
+    intake = read_intake(build(tmp_path, MOODLE_FOLDERS, as_zip=as_zip), tmp_path / "scratch")
+    assert intake.source == "moodle"
+    subs = by_key(intake)
+    assert set(subs) == {"Jane_Doe-1234567", "Zoe_Unal-2345678", "Bob_Smith-3456789"}
+    jane = subs["Jane_Doe-1234567"]
+    assert (jane.name, jane.student_id) == ("Jane Doe", "1234567")
+    files = sorted(p.relative_to(jane.path).as_posix() for p in jane.path.rglob("*") if p.is_file())
+    assert files == ["mha.ipynb", "onlinetext/onlinetext.html", "utils.py"]
+    bob = subs["Bob_Smith-3456789"]
+    assert bob.path.name == "Bob Smith_3456789_assignsubmission_file_"  # one clean folder: graded in place
+    assert subs["Zoe_Unal-2345678"].name == "Zo\u00eb \u00dcnal"
+    assert "resource forks" in why(intake, "__MACOSX")
+    assert_safe_keys(intake)
+
+
+def test_moodle_without_folders(tmp_path):
+    files = {
+        "Jane Doe_1234567_assignsubmission_file_mha.ipynb": NOTEBOOK,
+        "Jane Doe_1234567_assignsubmission_file_utils.py": b"",
+        "Participant_7654321_assignsubmission_file_mha.ipynb": NOTEBOOK,
+    }
+    subs = by_key(read_intake(build(tmp_path, files, as_zip=True), tmp_path / "scratch"))
+    assert sorted(p.name for p in subs["Jane_Doe-1234567"].path.iterdir()) == ["mha.ipynb", "utils.py"]
+    assert subs["Participant-7654321"].student_id == "7654321"
+
+
+# ------------------------------------------------------------------ Blackboard
+
+
+def receipt(name: str, user: str, when: str, files: list[tuple[str, str]]) -> bytes:
+    listed = "".join(f"\tOriginal filename: {original}\n\tFilename: {archived}\n\n" for original, archived in files)
+    return (
+        f"Name: {name} ({user})\nAssignment: HW 1\nDate Submitted: {when}\nCurrent Grade: Needs Grading\n\n"
+        f"Submission Field:\nThere is no student submission text data for this assignment.\n\n"
+        f"Comments:\nThere are no student comments for this assignment.\n\nFiles:\n{listed}"
+    ).encode()
+
+
+def blackboard_export() -> dict[str, bytes]:
+    first, second = "HW 1_jdoe_attempt_2024-01-30-10-00-00", "HW 1_jdoe_attempt_2024-01-31-12-00-00"
+    bob = "HW 1_bob_smith_attempt_2024-01-31-09-00-00"
+    return {
+        f"{first}_mha.ipynb": b"{}",
+        f"{first}.txt": receipt("Jane Doe", "jdoe", "Tuesday, January 30, 2024 10:00:00 AM EST", [("mha.ipynb", f"{first}_mha.ipynb")]),
+        f"{second}_mha.ipynb": NOTEBOOK,
+        f"{second}_my_utils.py": b"HELP = 1\n",
+        f"{second}.txt": receipt("Jane Doe", "jdoe", "Wednesday, January 31, 2024 12:00:00 PM EST",
+                                  [("mha.ipynb", f"{second}_mha.ipynb"), ("my utils.py", f"{second}_my_utils.py")]),
+        f"{bob}_mha.ipynb": NOTEBOOK,
+        f"{bob}.txt": receipt("Bob Smith", "bob_smith", "Wednesday, January 31, 2024 9:00:00 AM EST", [("mha.ipynb", f"{bob}_mha.ipynb")]),
+        "HW 1_amy_attempt_2024-01-31-08-00-00_mha.ipynb": NOTEBOOK,
+    }
+
+
+@pytest.mark.parametrize("as_zip", [False, True], ids=["folder", "zip"])
+def test_blackboard_latest_attempt_with_the_receipts_names(tmp_path, as_zip):
+    intake = read_intake(build(tmp_path, blackboard_export(), as_zip=as_zip), tmp_path / "scratch")
+    assert intake.source == "blackboard"
+    subs = by_key(intake)
+    assert set(subs) == {"Jane_Doe-jdoe", "Bob_Smith", "amy"}
+    jane = subs["Jane_Doe-jdoe"]
+    assert (jane.name, jane.student_id, jane.submitted_at, jane.late) == ("Jane Doe", "jdoe", "2024-01-31T12:00:00", False)
+    assert sorted(p.name for p in jane.path.iterdir()) == ["mha.ipynb", "my utils.py"]  # the receipt's original names
+    assert (jane.path / "mha.ipynb").read_bytes() == NOTEBOOK
+    assert [p.name for p in jane.earlier] == ["HW 1_jdoe_attempt_2024-01-30-10-00-00_mha.ipynb"]
+    assert subs["Bob_Smith"].student_id == "bob_smith"  # an underscore in the username, told by the receipt
+    assert "receipt" in why(intake, "HW 1_jdoe_attempt_2024-01-31-12-00-00.txt")
+    assert_safe_keys(intake)
+
+
+# ------------------------------------------------------------------ Gradescope
+
+GRADESCOPE_META = """\
+---
+submission_100001:
+  :submitters:
+  - :name: Jane Doe
+    :sid: '111'
+    :email: jane@example.edu
+  :created_at: 2024-02-01 10:00:00.000000000 Z
+  :score: !ruby/object:BigDecimal 18:0.1e2
+  :status: processed
+  :history:
+  - :submitters: []
+    :created_at: 2024-01-31 09:00:00.000000000 Z
+    :score: 0.0
+    :id: 100000
+submission_100002:
+  :submitters:
+  - :name: Alice Sun
+    :sid: '222'
+    :email: alice@example.edu
+  - :name: Bob Li
+    :sid: '333'
+    :email: bob@example.edu
+  :created_at: 2024-02-01 11:30:00.000000000 Z
+  :score: 0.0
+  :status: processed
+  :history: []
+"""
+
+
+@pytest.mark.parametrize("as_zip", [False, True], ids=["folder", "zip"])
+def test_gradescope_reads_the_metadata_groups_and_history(tmp_path, as_zip):
+    files = {
+        "assignment_42_export/submission_metadata.yml": GRADESCOPE_META.encode(),
+        "assignment_42_export/submission_100001/mha.ipynb": NOTEBOOK,
+        "assignment_42_export/submission_100001/utils.py": b"",
+        "assignment_42_export/submission_100000/mha.ipynb": b"{}",
+        "assignment_42_export/submission_100002/mha.ipynb": NOTEBOOK,
+        "assignment_42_export/submission_100003/mha.ipynb": NOTEBOOK,
+    }
+    intake = read_intake(build(tmp_path, files, as_zip=as_zip), tmp_path / "scratch")
+    assert intake.source == "gradescope"
+    subs = by_key(intake)
+    assert set(subs) == {"Jane_Doe-111", "Alice_Sun_Bob_Li-222", "submission_100003"}
+    jane = subs["Jane_Doe-111"]
+    assert (jane.name, jane.email, jane.submitted_at) == ("Jane Doe", "jane@example.edu", "2024-02-01T10:00:00+00:00")
+    assert jane.path.name == "submission_100001" and [p.name for p in jane.earlier] == ["submission_100000"]
+    group = subs["Alice_Sun_Bob_Li-222"]
+    assert group.members == ("Alice Sun", "Bob Li") and group.name == "Alice Sun, Bob Li"
+    assert "metadata" in why(intake, "submission_metadata.yml")
+    assert_safe_keys(intake)
+
+
+def test_gradescope_unreadable_metadata_falls_back_to_folder_names(tmp_path):
+    files = {"submission_metadata.yml": b"submission_1: [unclosed", "submission_1/mha.ipynb": NOTEBOOK}
+    intake = read_intake(build(tmp_path, files, as_zip=False), tmp_path / "scratch")
+    assert [s.key for s in intake.submissions] == ["submission_1"]
+    assert "unreadable" in why(intake, "submission_metadata.yml")
+
+
+# ------------------------------------------------------------------ GitHub Classroom
+
+
+@pytest.mark.parametrize("as_zip", [False, True], ids=["folder", "zip"])
+def test_classroom_one_repository_per_login(tmp_path, as_zip):
+    files = {
+        "mha-submissions/mha-octocat/.git/HEAD": b"ref: refs/heads/main\n",
+        "mha-submissions/mha-octocat/mha.ipynb": NOTEBOOK,
+        "mha-submissions/mha-hu-bot/.git/HEAD": b"ref: refs/heads/main\n",
+        "mha-submissions/mha-hu-bot/src/mha.py": b"",
+        "mha-submissions/README.md": b"cloned by gh classroom",
+    }
+    intake = read_intake(build(tmp_path, files, as_zip=as_zip), tmp_path / "scratch")
+    assert intake.source == "classroom"
+    subs = by_key(intake)
+    assert set(subs) == {"octocat", "hu-bot"}
+    assert (subs["hu-bot"].student_id, subs["hu-bot"].path.name) == ("hu-bot", "mha-hu-bot")
+    assert "repository" in why(intake, "README.md")
+
+
+# ------------------------------------------------------------------ plain folders, weird names, links
+
+
+def test_folders_with_hostile_names_links_and_output_names(tmp_path):
+    root = tmp_path / "class"
+    (root / "alice").mkdir(parents=True)
+    (root / "alice" / "mha.ipynb").write_bytes(NOTEBOOK)
+    os.symlink("/etc/passwd", root / "alice" / "passwd")
+    os.symlink(root / "alice", root / "mallory")
+    (root / "summary.csv").mkdir()
+    (root / "summary.csv" / "mha.ipynb").write_bytes(NOTEBOOK)
+    (root / "report.py").write_bytes(b"")
+    (root / "bob.ipynb").write_bytes(NOTEBOOK)
+    (root / "bob.py").write_bytes(b"")
+    (root / "Jane $(rm -rf ~); Doe`id`.ipynb").write_bytes(NOTEBOOK)
+    (root / "Zo\u00eb.ipynb").write_bytes(NOTEBOOK)
+    (root / "zoe.ipynb").write_bytes(NOTEBOOK)
+    (root / "-rf.ipynb").write_bytes(NOTEBOOK)
+    (root / ".hidden.ipynb").write_bytes(NOTEBOOK)
+    (root / "evil\x1b[2J.txt").write_bytes(b"")
+    with open(os.path.join(os.fsencode(root), b"caf\xe9.ipynb"), "wb") as handle:
+        handle.write(NOTEBOOK)
+    intake = read_intake(root, tmp_path / "scratch")
+    assert intake.source == "folders"
+    assert_safe_keys(intake)
+    names = {s.name: s for s in intake.submissions}
+    assert set(names) == {"alice", "summary.csv", "report", "bob", "Jane $(rm -rf ~); Doe`id`", "Zo\u00eb", "zoe", "-rf", "caf\\xe9"}
+    assert names["summary.csv"].key == "student-summary.csv" and names["report"].key == "student-report"
+    assert names["caf\\xe9"].key == "caf" and names["-rf"].key == "rf"
+    assert {names["Zo\u00eb"].key, names["zoe"].key} == {"zoe", "Zoe-2"}
+    assert names["Jane $(rm -rf ~); Doe`id`"].key == "Jane_rm_-rf_Doe_id"
+    alice = names["alice"]
+    assert alice.path.is_relative_to(tmp_path / "scratch") and [p.name for p in alice.path.iterdir()] == ["mha.ipynb"]
+    assert "symbolic link" in why(intake, "alice/passwd") and "symbolic link" in why(intake, "mallory")
+    assert names["bob"].path.name == "bob.ipynb" and "second entry" in why(intake, "bob.py")
+    assert "hidden" in why(intake, ".hidden.ipynb")
+    assert why(intake, "evil\\x1b[2J.txt")  # the escape sequence is printed, never obeyed
+    for entry, reason in intake.skipped:
+        assert entry.isprintable() and reason.isprintable()
+
+
+def test_a_single_students_folder_is_not_taken_for_a_wrapper(tmp_path):
+    files = {"alice/mha.ipynb": NOTEBOOK, "alice/utils.py": b""}
+    intake = read_intake(build(tmp_path, files, as_zip=True), tmp_path / "scratch")
+    assert [(s.key, s.path.name) for s in intake.submissions] == [("alice", "alice")]
+
+
+def test_unknown_export_is_refused_with_what_was_seen(tmp_path):
+    files = {"grades.csv": b"a,b", "notes.pdf": b"%PDF"}
+    with pytest.raises(IntakeError, match=r"grades\.csv.*Canvas.*Gradescope"):
+        read_intake(build(tmp_path, files, as_zip=False), tmp_path / "scratch")
+
+
+# ------------------------------------------------------------------ zip safety
+
+
+def test_zip_members_that_escape_or_link_are_refused(tmp_path):
+    archive = tmp_path / "hostile.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("alice/mha.ipynb", NOTEBOOK)
+        zf.writestr("../evil.py", b"boom")
+        zf.writestr("alice/../../evil2.py", b"boom")
+        zf.writestr("/etc/evil3.py", b"boom")
+        link = zipfile.ZipInfo("bob/mha.ipynb")
+        link.create_system = 3
+        link.external_attr = (stat.S_IFLNK | 0o777) << 16
+        zf.writestr(link, "/etc/passwd")
+        zf.writestr("bob/mha.py", b"")
+        zf.writestr("carol\\mha.ipynb", NOTEBOOK)  # written on Windows
+        zf.writestr("..\\evil4.py", b"boom")
+    scratch = tmp_path / "scratch"
+    intake = read_intake(archive, scratch)
+    assert "'..'" in why(intake, "../evil.py") and "'..'" in why(intake, "alice/../../evil2.py")
+    assert "absolute" in why(intake, "/etc/evil3.py") and "'..'" in why(intake, "evil4.py")
+    assert "symbolic link" in why(intake, "bob/mha.ipynb")
+    assert not (tmp_path / "evil.py").exists() and not (scratch / "evil.py").exists()
+    assert not any(p.is_symlink() for p in scratch.rglob("*"))
+    assert sorted(s.key for s in intake.submissions) == ["alice", "bob", "carol"]
+
+
+def test_zip_bomb_and_member_count_are_capped(tmp_path, monkeypatch):
+    archive = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("alice/mha.ipynb", b"\0" * 2_000_000)  # a few KiB packed
+    monkeypatch.setattr(intake_module, "MAX_TOTAL_BYTES", 1_000_000)
+    with pytest.raises(IntakeError, match="unpacks to more than"):
+        read_intake(archive, tmp_path / "scratch")
+    many = build(tmp_path, {f"s{i}.py": b"" for i in range(5)}, as_zip=True, name="many")
+    monkeypatch.setattr(intake_module, "MAX_MEMBERS", 4)
+    with pytest.raises(IntakeError, match="holds 5 members"):
+        read_intake(many, tmp_path / "scratch")
+
+
+def test_zip_names_without_the_utf8_flag_are_decoded(tmp_path):
+    archive = tmp_path / "names.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("cafX.ipynb", NOTEBOOK)  # patched below to cp437 bytes
+        zf.writestr("ZoXY.ipynb", NOTEBOOK)  # patched below to UTF-8 bytes without the flag
+    data = archive.read_bytes().replace(b"cafX", b"caf\x82").replace(b"ZoXY", b"Zo\xc3\xab")
+    archive.write_bytes(data)
+    intake = read_intake(archive, tmp_path / "scratch")
+    assert sorted(s.name for s in intake.submissions) == ["Zo\u00eb", "caf\u00e9"]
+
+
+def test_not_a_zip_and_a_foreign_scratch_are_refused(tmp_path):
+    (tmp_path / "export.zip").write_bytes(b"not a zip")
+    with pytest.raises(IntakeError, match="neither a folder nor a .zip"):
+        read_intake(tmp_path / "export.zip", tmp_path / "scratch")
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "thesis.tex").write_text("mine")
+    with pytest.raises(IntakeError, match="not empty"):
+        read_intake(build(tmp_path, CANVAS, as_zip=False), busy)
+    assert (busy / "thesis.tex").exists()
+
+
+def test_a_second_run_clears_its_own_scratch(tmp_path):
+    export = build(tmp_path, CANVAS, as_zip=True)
+    first = read_intake(export, tmp_path / "scratch")
+    second = read_intake(export, tmp_path / "scratch")
+    assert [s.key for s in first.submissions] == [s.key for s in second.submissions]
