@@ -1,0 +1,1 @@
+"""Report and deliver: class intake, feedback, LMS and CI routes."""
