@@ -140,27 +140,67 @@ def test_junit_and_fail_under(mha, tmp_path):
     assert run(KIT + ["grade", str(build.sample_path(mha)), "--out", str(tmp_path), "--fail-under", "50", "--allow-unsandboxed"]).returncode == 0
 
 
+def _workflow_default(value: str) -> str:
+    """The default of `${{ vars.NAME || 'default' }}`: what a runner gets with no variable set."""
+    return value.split("'")[1]
+
+
 @pytest.mark.slow
 def test_github_workflow_runs_what_it_says(mha, tmp_path):
-    """Does the workflow template parse, and does its grading step work as written?"""
+    """Do the workflow's Grade and Points steps work as written, under sudo, and keep hidden details back?"""
+    from tests.deliver.test_classroom import reporter_reads
+
     workflow = yaml.safe_load((KIT_ROOT / "autograder" / "templates" / "github-classroom.yml").read_text())
-    steps = workflow["jobs"]["grade"]["steps"]
+    steps = workflow["jobs"]["run-autograding-tests"]["steps"]
     grade = next(step for step in steps if step.get("name") == "Grade")
-    # the step as the runner sees it: kit/ and submission/ side by side, a summary file
-    (tmp_path / "submission").mkdir()
-    shutil.copy(build.sample_path(mha), tmp_path / "submission" / "mha.ipynb")
-    summary = tmp_path / "summary.md"
-    # The runner's working directory is kit/, with submission/ and results/ beside it:
-    # here the kit is this repository, so ../ becomes tmp_path/.
-    command = grade["run"].replace("python -m autograder", f"{sys.executable} -m autograder").replace("../", f"{tmp_path}/")
+    points = next(step for step in steps if step.get("name") == "Points for GitHub Classroom")
+    # The runner's workspace: kit/ (here, this repository), submission/ beside it.
+    workspace = tmp_path / "workspace"
+    (workspace / "submission").mkdir(parents=True)
+    shutil.copy(build.sample_path(mha), workspace / "submission" / "mha.ipynb")
+    # A stand-in sudo that logs and runs the command as this user, and, where the tests
+    # run as root, an `id` that says otherwise: the step then takes its sudo branch.
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    log = tmp_path / "sudo.log"
+    (tools / "sudo").write_text(f'#!/bin/sh\n[ "$1" = -n ] && shift\necho "$*" >> {log}\nexec "$@"\n')
+    if os.geteuid() == 0:
+        (tools / "id").write_text("#!/bin/sh\necho 1000\n")
+    for tool in tools.iterdir():
+        tool.chmod(0o755)
+    env = {
+        **os.environ,
+        "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}",
+        "KIT_PYTHON": sys.executable,
+        **{name: _workflow_default(value) for name, value in workflow["env"].items()},
+        "GITHUB_OUTPUT": str(tmp_path / "github_output"),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+    }
     assert grade["working-directory"] == "kit"
-    env = {**os.environ, "GITHUB_STEP_SUMMARY": str(summary)}
-    done = subprocess.run(command, shell=True, cwd=KIT_ROOT, env=env, capture_output=True, text=True)
+    command = grade["run"].replace("../", f"{workspace}/")  # kit/ is KIT_ROOT here
+    # bash -eo pipefail: how GitHub runs a `run:` step
+    done = subprocess.run(["bash", "-eo", "pipefail", "-c", command], cwd=KIT_ROOT, env=env, capture_output=True, text=True)
+    # the sample has one bug: under the default threshold (full marks) the step fails
+    assert env["FAIL_UNDER"] == "100"
+    assert done.returncode == 1 and "under --fail-under 100" in done.stderr, done.stdout[-2000:] + done.stderr[-2000:]
+    calls = log.read_text().splitlines()
+    assert calls[1].startswith(f"{sys.executable} -m autograder grade {workspace}/submission --assignment mha")
+    assert calls[2].startswith("chown -R")
+    results = json.loads((workspace / "results" / "results.json").read_text())
+    assert 0 < results["score"] < results["extra_data"]["max_score"]
+
+    done = subprocess.run(["bash", "-eo", "pipefail", "-c", points["run"]], cwd=workspace, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert json.loads((tmp_path / "results" / "results.json").read_text())["score"] > 0
-    assert "PositionalEncoding" in summary.read_text()
-    uses = [step["uses"].split("@")[0] for step in steps if "uses" in step]
-    assert uses == ["actions/checkout", "actions/checkout", "actions/setup-python", "actions/upload-artifact"]
+    key, value = (tmp_path / "github_output").read_text().strip().split("=", 1)
+    read = reporter_reads(points["id"], {f"{points['id'].upper()}_RESULTS": value})
+    assert read["points"] == (pytest.approx(results["score"]), 40.0)
+    assert read["result"]["status"] == "fail" and "❌ PositionalEncoding" in read["lines"]
+    summary = (tmp_path / "summary.md").read_text()
+    assert "`PositionalEncoding`" in summary
+    shown = json.dumps(read["result"]) + summary + (workspace / "public" / "points.json").read_text()
+    for test in results["tests"]:  # no hidden check's name or feedback before SHOW_HIDDEN_DETAILS
+        assert test["name"].split(": ", 1)[1] not in shown and test["output"] not in shown
+    assert sorted(p.name for p in (workspace / "public").iterdir()) == ["points.json"]
 
 
 @pytest.mark.slow
