@@ -67,7 +67,8 @@ def cmd_grade(args) -> int:
         _say(f"error: the kit could not grade {submission}: {clean(error)}")
         _say(f"wrote {out / 'results.json'}: not graded (no score is the student's)")
         return EXIT_KIT
-    path = write_results(report, out, args.hidden_visibility)
+    visibility = "visible" if args.show_score else args.hidden_visibility
+    path = write_results(report, out, visibility, withhold_hidden=args.show_score)
     print(summary_text(report))
     print(f"isolation: {report.isolation['tier']} ({report.isolation['limits']})")
     print(f"wrote {path} and {path.with_name('junit.xml')}")
@@ -158,6 +159,7 @@ def main(argv=None) -> int:
     grade.add_argument("--fail-under", type=float, metavar="PERCENT", help="exit with status 1 when the score is under PERCENT of the points (for CI)")
     grade.add_argument("--markdown", metavar="FILE", help="append a table of the points to FILE (e.g. $GITHUB_STEP_SUMMARY)")
     grade.add_argument("--hidden-visibility", default="after_due_date", choices=["hidden", "after_due_date", "after_published", "visible"], help="Gradescope visibility of the hidden checks' details (default after_due_date)")
+    grade.add_argument("--show-score", action="store_true", help="show the points at once (Gradescope hides the total while any test is hidden) and keep the hidden checks' details out of results.json")
     GradingConfig.add_arguments(grade)
     grade.set_defaults(run=cmd_grade)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, field, fields, replace
+from typing import Callable
 
 GiB = 1024**3
 
@@ -57,23 +58,25 @@ class GradingConfig:
     # ---------------------------------------------------------------- front ends
 
     @classmethod
-    def add_arguments(cls, parser: argparse.ArgumentParser, prefix: str = "") -> None:
-        """One --<prefix><name> option per field, with its help and its default."""
+    def add_arguments(cls, parser, prefix: str = "") -> None:
+        """One --<prefix><name> option per field, with its help and its default (argparse or a pytest group)."""
+        add = getattr(parser, "add_argument", None) or parser.addoption
         for item in fields(cls):
             extra = dict(item.metadata)
             help_text = extra.pop("help")
             name = f"--{prefix}{item.name.replace('_', '-')}"
             if extra.get("action") == "store_true":
-                parser.add_argument(name, help=help_text, **extra)
+                add(name, help=help_text, **extra)
             else:
-                parser.add_argument(name, default=item.default, help=f"{help_text} (default {item.default})", **extra)
+                add(name, default=item.default, help=f"{help_text} (default {item.default})", **extra)
 
     @classmethod
-    def from_arguments(cls, arguments, prefix: str = "") -> GradingConfig:
+    def from_arguments(cls, arguments: argparse.Namespace | Callable[[str], object], prefix: str = "") -> GradingConfig:
+        """The config an argparse namespace or a pytest config (its getoption) holds."""
         values = {}
         for item in fields(cls):
-            key = f"{prefix}{item.name}".replace("-", "_")
-            value = getattr(arguments, key, None) if not callable(arguments) else arguments(f"--{prefix}{item.name.replace('_', '-')}")
+            option = f"{prefix}{item.name.replace('_', '-')}"
+            value = arguments(f"--{option}") if callable(arguments) else getattr(arguments, option.replace("-", "_"), None)
             if value is not None:
                 values[item.name] = value
         return cls(**values)

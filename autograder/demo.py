@@ -1,17 +1,20 @@
 """The README's first command: build every release with nbgrader, then grade the bundled samples."""
+
 from __future__ import annotations
 
-from pathlib import Path
-
-from . import KIT_ROOT, assignments
-from .build import build, sample_path
-from .engine import Grader, Options
-from .results import write_results
+from . import KIT_ROOT
+from . import assignment as assignments
+from .author.build import build
+from .author.samples import sample_path
+from .config import GradingConfig
+from .grade.engine import Grader
+from .results.files import write_results
+from .results.scoring import points_text
 
 OUT = KIT_ROOT / "out" / "demo"
 
 
-def samples(assignment) -> dict[str, Path]:
+def samples(assignment) -> dict:
     """What the demo grades: the reference, the blank release notebook, and a notebook with one bug."""
     return {
         "reference": assignment.reference_path,
@@ -21,22 +24,24 @@ def samples(assignment) -> dict[str, Path]:
 
 
 def demo() -> int:
-    for assignment in assignments.ASSIGNMENTS.values():
+    for assignment in assignments.discover().values():
         changed = build(assignment)
-        print(f"built {assignment.name} with nbgrader: " + ("updated " + ", ".join(_rel(p) for p in changed) if changed else "release up to date"))
+        print(f"built {assignment.name} with nbgrader: " + ("updated " + ", ".join(changed) if changed else "release up to date"))
         reports = {}
-        # The samples are the kit's own files: grade them even where the sandbox cannot be hardened.
-        with Grader(assignment, Options(allow_unsandboxed=True)) as grader:
+        # The samples are the kit's own files: grade them even where no isolation tier works.
+        with Grader(assignment, GradingConfig(allow_unsandboxed=True)) as grader:
             for label, path in samples(assignment).items():
                 reports[label] = grader.grade(path)
-                write_results(reports[label], OUT / assignment.name / label.replace(" ", "_"))
+                write_results(reports[label], OUT / assignment.name / label.replace(" ", "_"), "visible")
+            isolation = grader.isolation.describe()
         print()
         print(score_table(assignment, reports))
-        print(f"\nresults.json of each: {_rel(OUT / assignment.name)}/ (sandbox: {next(iter(reports.values())).sandbox})")
+        print(f"\nresults.json of each: {(OUT / assignment.name).relative_to(KIT_ROOT)}/ (isolation: {isolation})")
         for label, report in reports.items():
             named = report.mistakes()
             if named:
                 print(f"{label}: the feedback names {', '.join(named)}")
+        print()
     return 0
 
 
@@ -49,13 +54,8 @@ def score_table(assignment, reports: dict) -> str:
         cells = []
         for label, w in zip(labels, columns):
             score, top = reports[label].by_name()[name]
-            cells.append(f"{score:g}/{top:g}".rjust(w))
+            cells.append(f"{points_text(score)}/{points_text(top)}".rjust(w))
         lines.append(f"{name:<{width}}  " + "  ".join(cells))
-    totals = [f"{r.score:g}/{r.max_score:g}".rjust(w) for r, w in zip(reports.values(), columns)]
+    totals = [f"{points_text(r.score)}/{points_text(r.max_score)}".rjust(w) for r, w in zip(reports.values(), columns)]
     lines.append(f"{'total':<{width}}  " + "  ".join(totals))
     return "\n".join(lines)
-
-
-def _rel(path: Path) -> str:
-    path = Path(path)
-    return str(path.relative_to(KIT_ROOT)) if path.is_relative_to(KIT_ROOT) else str(path)

@@ -116,8 +116,7 @@ def _as_released(cell: tuple, assignment: Assignment) -> tuple:
     """A master cell as nbgrader's ClearSolutions and ClearHiddenTests leave it."""
     cell_id, kind, source = cell
     if cell_id in assignment.graded:
-        stubs = assignment.stub_path.read_text()
-        return cell_id, kind, _stub_block(stubs, cell_id)
+        return cell_id, kind, _stub_block(stub_module(assignment), cell_id)
     if BEGIN_HIDDEN in source:
         return cell_id, kind, source.split("\n" + BEGIN_HIDDEN)[0]
     return cell

@@ -121,19 +121,22 @@ def with_needs(assignment: Assignment, cells: list[LessonCell]) -> list[LessonCe
             tree = ast.parse(body)
         except SyntaxError as error:
             raise KitError(f"{assignment.lesson_path}: a demo cell does not parse ({error}):\n{body}") from None
-        used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
-        needs = {name for name in used if name in graded}
-        for name in used:
-            needs |= made_from.get(name, set())
-        for name in _defined(tree):
-            made_from[name] = made_from.get(name, set()) | needs
+        needs: set[str] = set()
+        for statement in tree.body:  # statement by statement: `d_model = 8` needs nothing
+            used = {node.id for node in ast.walk(statement) if isinstance(node, ast.Name)}
+            mine = {name for name in used if name in graded}
+            for name in used:
+                mine |= made_from.get(name, set())
+            for name in _defined(statement):
+                made_from[name] = made_from.get(name, set()) | mine
+            needs |= mine
         ordered = [name for name in graded if name in needs]
         text = (f"# needs: {', '.join(ordered)}\n" if ordered else "") + body.lstrip("\n")
         result.append(replace(cell, text=text))
     return result
 
 
-def _defined(tree: ast.Module) -> set[str]:
+def _defined(tree: ast.AST) -> set[str]:
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):

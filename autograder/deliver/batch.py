@@ -1,15 +1,26 @@
-"""Grade a class: every entry of a folder, in parallel warm workers, resumable.
+"""Grade a class: an LMS export in, a summary, a class report and a feedback file per student out.
 
-    python -m autograder grade-all SUBMISSIONS --assignment mha --out DIR --jobs 2
+    python -m autograder grade-all SUBMISSIONS --out DIR [--assignment mha] [--jobs 4]
 
-Each entry of SUBMISSIONS (a file or a folder, named by the student) is graded into
-DIR/<student>/results.json, written atomically by the worker that graded it: an
-interrupted run keeps what it finished, and a rerun skips every student whose
-results.json matches their submission's fingerprint. Each worker keeps one Grader
-(a warm zygote and the reference) and its own unprivileged uid for its sandboxes.
-At the end: DIR/summary.csv (a row per student, a column per graded name) and the
-class report (report.png, report.txt).
+SUBMISSIONS is a folder or a zip as Canvas, Moodle, Blackboard, Gradescope or GitHub
+Classroom export it, or a folder per student (deliver/intake.py reads them). Each
+student is graded into DIR/students/<key>/ (results.json, feedback.html, feedback.md),
+written atomically by the worker that graded them, then DIR/summary.csv (a row per
+student: who, the late flag, the points per exercise, the file graded, the status and
+its reason) and the class report (report.txt, report.png) are written, whatever
+happened to any student.
+
+A rerun grades again only the students whose submission changed, or everyone when
+anything that decides a grade changed (the graders, probes, reference, points, known
+mistakes, the kit, the grading options): each results.json keeps both fingerprints.
+``--force`` grades everyone again.
+
+The grader is prepared once (reference, plan, rehearsal, isolation, and a check that
+the reference gets full marks through the sandbox on this host); workers fork from it,
+each with a zygote and uids of its own. When the first submissions all fail for a
+reason outside student code, the run stops instead of grading a class of errors.
 """
+
 from __future__ import annotations
 
 import csv
@@ -17,94 +28,248 @@ import hashlib
 import io
 import json
 import multiprocessing
+import os
 import queue
 import sys
+import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import asdict
 from pathlib import Path
 
-from .assignments import Assignment
-from .core.loader import SKIP_DIRS
-from .errors import KitError
-from .results import write_atomically
+from .. import KIT_ROOT, __version__
+from .. import assignment as assignments
+from ..assignment import Assignment
+from ..config import GradingConfig
+from ..errors import KitError
+from ..results.files import gradescope_json, not_graded_json, write_atomically
+from ..results.scoring import points_text
+from ..results.text import clean, clean_name
+from .intake import Intake, Submission, read_intake
+
+STOP_AFTER = 3  # host failures in a row, from the start, that end a run
 
 
-@dataclass(frozen=True)
-class Student:
-    name: str
-    path: Path
-
-    def fingerprint(self) -> str:
-        """A hash of everything submitted: a changed submission is graded again."""
-        digest = hashlib.sha256()
-        files = [self.path] if self.path.is_file() else sorted(p for p in self.path.rglob("*") if p.is_file())
-        for file in files:
-            if set(file.relative_to(self.path.parent).parts) & SKIP_DIRS:
-                continue
-            digest.update(file.relative_to(self.path.parent).as_posix().encode() + b"\0")
-            digest.update(hashlib.sha256(file.read_bytes()).digest())
-        return digest.hexdigest()
+def grading_digest(assignment: Assignment, config: GradingConfig) -> str:
+    """A hash of everything that decides a grade: a change of any of it grades everyone again."""
+    digest = hashlib.sha256(f"{__version__}\n{config.device} {config.timeout} {config.wall_factor} {config.memory} {config.processes} {config.isolation}\n".encode())
+    kit = KIT_ROOT / "autograder"
+    files = [p for folder in ("public", "grade", "sandbox") for p in sorted((kit / folder).rglob("*.py"))]
+    files += [kit / "results" / "scoring.py", kit / "config.py"]
+    files += sorted(p for p in assignment.folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    for path in files:
+        digest.update(path.relative_to(KIT_ROOT).as_posix().encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
 
 
-def students(folder: Path) -> list[Student]:
-    """The entries of a class folder, one per student, named after the file or folder."""
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise KitError(f"{folder} is not a folder; grade-all takes a folder with one file or folder per student")
-    found: dict[str, Student] = {}
-    for entry in sorted(folder.iterdir()):
-        if entry.name.startswith((".", "_")) or entry.name in SKIP_DIRS:
-            continue
-        name = entry.stem if entry.is_file() else entry.name
-        if name in found:
-            raise KitError(f"two entries for the student {name!r} in {folder}: {found[name].path.name} and {entry.name}; keep one")
-        found[name] = Student(name, entry)
-    if not found:
-        raise KitError(f"{folder} holds no submissions")
-    return list(found.values())
+def fingerprint(path: Path) -> str:
+    """A hash of everything submitted (links aside): a changed submission is graded again."""
+    digest = hashlib.sha256()
+    path = Path(path)
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+    for file in files[:5000]:
+        digest.update(file.relative_to(path.parent).as_posix().encode("utf-8", "surrogateescape") + b"\0")
+        inner = hashlib.sha256()
+        with open(file, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                inner.update(chunk)
+        digest.update(inner.digest())
+    return digest.hexdigest()
 
 
-def is_done(student: Student, out: Path, assignment: Assignment) -> bool:
+def student_record(submission: Submission) -> dict:
+    """Who a result belongs to, as results.json's extra_data.student keeps it."""
+    record = asdict(submission)
+    record["path"] = clean_name(str(submission.path))
+    record["earlier"] = [clean_name(p.name) for p in submission.earlier]
+    record["members"] = list(submission.members)
+    return record
+
+
+def results_path(out: Path, submission: Submission) -> Path:
+    return out / "students" / submission.key / "results.json"
+
+
+def is_done(submission: Submission, out: Path, digest: str, finger: str) -> bool:
     try:
-        extra = json.loads((out / student.name / "results.json").read_text())["extra_data"]
-    except (OSError, ValueError, KeyError):
+        extra = json.loads(results_path(out, submission).read_text())["extra_data"]
+    except (OSError, ValueError, KeyError, TypeError):
         return False
-    return extra.get("assignment") == assignment.name and extra.get("fingerprint") == student.fingerprint()
+    return extra.get("status") == "graded" and extra.get("grading_digest") == digest and extra.get("fingerprint") == finger
 
 
-# ------------------------------------------------------------------ workers
+# ------------------------------------------------------------------ a worker
 
 
-def _worker(index: int, assignment_name: str, options, out: str, tasks, done) -> None:
-    """A process that grades students one after another with one warm Grader."""
-    from dataclasses import replace
+def _grade_one(grader, submission: Submission, out: Path, digest: str, finger: str, show_hidden: bool) -> tuple[str, str]:
+    """Grade one student into out/students/<key>/; return (status, reason)."""
+    from ..grade.engine import HostError
+    from ..public.loader import SubmissionError
+    from .feedback import write_feedback
 
-    from . import assignments
-    from .engine import Grader
-    from .results import gradescope_json
+    extra = {"fingerprint": finger, "grading_digest": digest, "student": student_record(submission)}
+    folder = results_path(out, submission).parent
+    try:
+        report = grader.grade(submission.path, label=clean_name(submission.path.name))
+        results = gradescope_json(report, extra=extra)
+        status, reason = ("error", "the kit failed on some checks: " + "; ".join(results["extra_data"]["internal_errors"])[:300]) if report.internal_errors() else ("graded", "")
+    except SubmissionError as error:
+        results = not_graded_json(str(error), grader.assignment.name, extra, student_fault=True)
+        status, reason = "not graded", clean(error, 300)
+    except HostError as error:
+        results = not_graded_json(str(error), grader.assignment.name, extra)
+        status, reason = "host error", clean(error, 300)
+    except Exception as error:  # a bug of the kit: never the student's zero
+        results = not_graded_json(f"{type(error).__name__}: {error}", grader.assignment.name, extra)
+        status, reason = "error", clean(f"{type(error).__name__}: {error}", 300)
+    if status != "graded":
+        results["extra_data"]["status"] = "not graded" if status == "not graded" else "error"
+    write_atomically(folder / "results.json", json.dumps(results, indent=2) + "\n")
+    write_feedback(results, folder, show_hidden=show_hidden, student=submission.name)
+    _keep_notebook(submission, results, folder)
+    return status, reason
 
-    grader = Grader(assignments.get(assignment_name), replace(options, uid=options.uid + index))
+
+def _keep_notebook(submission: Submission, results: dict, folder: Path) -> None:
+    """The notebook graded, beside its results: nbgrader's feedback route renders it (deliver/gradebook.py)."""
+    import shutil
+
+    entry = results["extra_data"].get("entry", "")
+    source = submission.path.parent / entry if entry else None
+    if source is not None and source.suffix == ".ipynb" and source.is_file() and not source.is_symlink() and source.stat().st_size < 16 * 2**20:
+        shutil.copyfile(source, folder / "submission.ipynb")
+
+
+def _worker(grader, out: str, tasks, done, digest: str, show_hidden: bool) -> None:
     try:
         while True:
             task = tasks.get()
             if task is None:
                 return
-            name, path = task
-            student = Student(name, Path(path))
-            try:
-                report = grader.grade(student.path)
-                results = gradescope_json(report)
-                results["extra_data"]["fingerprint"] = student.fingerprint()
-                write_atomically(Path(out) / name / "results.json", json.dumps(results, indent=2) + "\n")
-                done.put((name, "graded", ""))
-            except Exception as error:  # one submission's failure must not stop the class
-                done.put((name, "error", f"{type(error).__name__}: {error}"))
+            submission, finger = task
+            status, reason = _grade_one(grader, submission, Path(out), digest, finger, show_hidden)
+            done.put((submission.key, status, reason))
     finally:
         grader.close()
 
 
+# ------------------------------------------------------------------ the class
+
+
+def grade_all(folder: Path, assignment_name: str | None, out: Path, config: GradingConfig, jobs: int = 1, progress: bool = True, force: bool = False, show_hidden: bool = False) -> int:
+    """Grade a class into out/; print the report; return the command's exit status."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="autograder-intake-") as scratch:
+        intake = read_intake(folder, Path(scratch))
+        if not intake.submissions:
+            raise KitError(f"{clean_name(folder)} holds no submission" + _skipped_text(intake))
+        assignment = assignments.get(assignment_name) if assignment_name else _infer(intake)
+        digest = grading_digest(assignment, config)
+        fingers = {s.key: fingerprint(s.path) for s in intake.submissions}
+        todo = [s for s in intake.submissions if force or not is_done(s, out, digest, fingers[s.key])]
+        status = {s.key: ("graded", "already graded, nothing changed") for s in intake.submissions if s not in todo}
+        stopped = ""
+        if todo:
+            try:
+                status.update(_grade_class(todo, assignment, out, config, jobs, progress, digest, fingers, show_hidden))
+            except KitError as error:  # the grader cannot start here: nobody is graded, nobody gets a score
+                stopped = clean(error, 2000)
+                for s in todo:
+                    status.setdefault(s.key, ("host error", stopped.splitlines()[0][:300]))
+        write_summary(intake, assignment, out, status)
+        from .report import write_report
+
+        text = write_report(assignment, out, intake, status)
+    print(text, end="")
+    graded = sum(1 for s in todo if status[s.key][0] == "graded")
+    problems = {key: value for key, value in status.items() if value[0] in ("error", "host error")}
+    print(f"\n{graded} graded, {len(intake.submissions) - len(todo)} unchanged since the last run, {len(problems)} errors of the kit")
+    if stopped:
+        print(f"error: grading stopped: {stopped}", file=sys.stderr)
+    for key, (what, reason) in list(problems.items())[:20]:
+        print(f"  {key}: {what}: {reason}", file=sys.stderr)
+    print(f"wrote {out / 'summary.csv'}, {out / 'report.txt'}, {out / 'report.png'} and {out}/students/<student>/ (results.json, feedback.html, feedback.md)")
+    return 3 if problems else 0
+
+
+def _infer(intake: Intake) -> Assignment:
+    from ..grade.engine import infer_assignment
+
+    for submission in intake.submissions[:10]:
+        try:
+            return infer_assignment(submission.path)
+        except KitError:
+            continue
+    raise KitError("cannot tell which assignment these submissions are for; pass --assignment")
+
+
+def _grade_class(todo, assignment, out: Path, config, jobs: int, progress: bool, digest: str, fingers: dict, show_hidden: bool) -> dict:
+    from ..grade.engine import Grader
+
+    with Grader(assignment, config) as grader:
+        grader.check_host()  # the reference must get full marks here before any student is graded
+        jobs = max(1, min(jobs, len(todo)))
+        if jobs == 1:
+            return _serial(grader, todo, out, digest, fingers, show_hidden, progress)
+        return _parallel(grader, todo, out, digest, fingers, show_hidden, progress, jobs)
+
+
+def _serial(grader, todo, out, digest, fingers, show_hidden, progress) -> dict:
+    bar = Progress(len(todo), enabled=progress)
+    status: dict = {}
+    for submission in todo:
+        status[submission.key] = _grade_one(grader, submission, out, digest, fingers[submission.key], show_hidden)
+        bar.step(submission.key)
+        _stop_if_host_fails(status)
+    return status
+
+
+def _parallel(grader, todo, out, digest, fingers, show_hidden, progress, jobs) -> dict:
+    context = multiprocessing.get_context("fork")
+    tasks, done = context.Queue(), context.Queue()
+    for submission in todo:
+        tasks.put((submission, fingers[submission.key]))
+    for _ in range(jobs):
+        tasks.put(None)
+    workers = []
+    for _ in range(jobs):
+        worker_grader = grader.for_worker()
+        process = context.Process(target=_worker, args=(worker_grader, str(out), tasks, done, digest, show_hidden), daemon=True)
+        process.start()
+        worker_grader.runtime.zygote.sock.close()  # the worker holds it now
+        workers.append(process)
+    bar = Progress(len(todo), enabled=progress)
+    status: dict = {}
+    try:
+        while len(status) < len(todo):
+            try:
+                key, outcome, reason = done.get(timeout=1.0)
+            except queue.Empty:
+                if not any(worker.is_alive() for worker in workers):
+                    break  # every worker is gone: what is left is reported below
+                continue
+            status[key] = (outcome, reason)
+            bar.step(key)
+            _stop_if_host_fails(status)
+    finally:
+        for worker in workers:
+            worker.join(timeout=0 if len(status) < len(todo) else 30)
+            if worker.is_alive():
+                worker.kill()
+                worker.join()
+    for submission in todo:
+        status.setdefault(submission.key, ("error", "its worker stopped before grading it; run grade-all again"))
+    return status
+
+
+def _stop_if_host_fails(status: dict) -> None:
+    outcomes = list(status.values())
+    if len(outcomes) == STOP_AFTER and all(what == "host error" for what, _ in outcomes):
+        raise KitError(f"the first {STOP_AFTER} submissions all failed for a reason outside student code: {outcomes[0][1]}")
+
+
 class Progress:
-    """done/total, elapsed and time left, on one line of a terminal (a line per step otherwise)."""
+    """done/total, elapsed and time left, on one line of a terminal (a line every few seconds otherwise)."""
 
     def __init__(self, total: int, stream=sys.stderr, enabled: bool = True):
         self.total, self.stream, self.enabled = total, stream, enabled
@@ -122,7 +287,7 @@ class Progress:
         width = 30
         filled = int(width * self.done / self.total)
         bar = "#" * filled + "-" * (width - filled)
-        line = f"[{bar}] {self.done}/{self.total}  {_clock(elapsed)} elapsed, {_clock(left)} left  {label}"
+        line = f"[{bar}] {self.done}/{self.total}  {_clock(elapsed)} elapsed, {_clock(left)} left  {clean_name(label, 40)}"
         if self.tty:
             self.stream.write("\r" + line[:110].ljust(110))
             if self.done == self.total:
@@ -138,98 +303,74 @@ def _clock(seconds: float) -> str:
     return f"{minutes}:{seconds:02d}"
 
 
-# ------------------------------------------------------------------ the batch
-
-
-def grade_all(folder: Path, assignment: Assignment, out: Path, options, jobs: int = 1, progress: bool = True) -> dict:
-    """Grade every student of folder into out/; return {student: "graded" | "skipped" | "error: ..."}."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    everyone = students(folder)
-    todo = [student for student in everyone if not is_done(student, out, assignment)]
-    status = {student.name: "skipped (already graded)" for student in everyone if student not in todo}
-    if todo:
-        options.isolation()  # refuse now, not in every worker, if the sandbox cannot run
-        status.update(_run_workers(todo, assignment, out, options, max(1, min(jobs, len(todo))), progress))
-    write_summary(everyone, assignment, out)
-    from .report import write_report
-
-    write_report(assignment, out)
-    return status
-
-
-def _run_workers(todo, assignment, out, options, jobs, progress) -> dict:
-    context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
-    tasks, done = context.Queue(), context.Queue()
-    for student in todo:
-        tasks.put((student.name, str(student.path)))
-    for _ in range(jobs):
-        tasks.put(None)
-    workers = [
-        context.Process(target=_worker, args=(i, assignment.name, options, str(out), tasks, done), daemon=True)
-        for i in range(jobs)
-    ]
-    for worker in workers:
-        worker.start()
-    bar = Progress(len(todo), enabled=progress)
-    status = {}
-    try:
-        while len(status) < len(todo):
-            try:
-                name, outcome, detail = done.get(timeout=1.0)
-            except queue.Empty:
-                if not any(worker.is_alive() for worker in workers):
-                    break  # every worker is gone: what is left is reported below
-                continue
-            status[name] = outcome if not detail else f"{outcome}: {detail}"
-            bar.step(name)
-    finally:
-        for worker in workers:
-            worker.join(timeout=30)
-            if worker.is_alive():
-                worker.kill()
-    for student in todo:
-        status.setdefault(student.name, "error: its worker stopped before grading it; run grade-all again")
-    return status
-
-
 # ------------------------------------------------------------------ the class summary
 
 
-def load_results(everyone: list[Student], out: Path) -> dict[str, dict]:
+def load_results(intake: Intake, out: Path) -> dict[str, dict]:
     results = {}
-    for student in everyone:
+    for submission in intake.submissions:
         try:
-            results[student.name] = json.loads((out / student.name / "results.json").read_text())
+            results[submission.key] = json.loads(results_path(out, submission).read_text())
         except (OSError, ValueError):
             continue
     return results
 
 
-def write_summary(everyone: list[Student], assignment: Assignment, out: Path) -> Path:
-    """summary.csv: a row per student, a column per graded name (points), then the mistakes named."""
-    results = load_results(everyone, out)
+def write_summary(intake: Intake, assignment: Assignment, out: Path, status: dict) -> Path:
+    """summary.csv: one row per student, in the intake's order, whatever happened to them."""
+    results = load_results(intake, out)
     buffer = io.StringIO()
     writer = csv.writer(buffer)
-    writer.writerow(["student", "score", "max_score", *assignment.graded, "mistakes", "sandbox", "status"])
-    for student in everyone:
-        result = results.get(student.name)
-        if result is None:
-            writer.writerow([student.name, "", "", *[""] * len(assignment.graded), "", "", "not graded"])
-            continue
-        extra = result["extra_data"]
-        by_name = extra["by_name"]
-        writer.writerow(
-            [
-                student.name,
-                f"{result['score']:g}",
-                f"{extra['max_score']:g}",
-                *[f"{by_name[name]['score']:g}" for name in assignment.graded],
-                " ".join(extra["mistakes"]),
-                extra.get("sandbox", ""),
-                "graded",
-            ]
-        )
+    head = ["key", "name", "student_id", "email", "late", "submitted_at", "status", "reason", "score", "max_score"]
+    writer.writerow(head + list(assignment.graded) + ["file", "isolation", "mistakes", "internal_errors", "earlier", "source"])
+    for submission in intake.submissions:
+        result = results.get(submission.key, {})
+        extra = result.get("extra_data", {})
+        what, reason = status.get(submission.key, ("not graded", "no results"))
+        by_name = extra.get("by_name", {})
+        graded = extra.get("status") == "graded"
+        row = [
+            submission.key, submission.name, submission.student_id, submission.email, "yes" if submission.late else "",
+            submission.submitted_at, what, reason,
+            points_text_of(result.get("score")) if "score" in result else "",
+            points_text_of(extra.get("max_score")) if graded else "",
+        ]  # fmt: skip
+        row += [points_text_of(by_name[name]["score"]) if graded and name in by_name else "" for name in assignment.graded]
+        row += [
+            extra.get("entry", ""), (extra.get("isolation") or {}).get("tier", ""), " ".join(extra.get("mistakes", [])),
+            len(extra.get("internal_errors", [])) if graded else "", " ".join(clean_name(p.name) for p in submission.earlier), submission.source,
+        ]  # fmt: skip
+        writer.writerow([_csv_safe(value) for value in row])
     path = out / "summary.csv"
     write_atomically(path, buffer.getvalue())
     return path
+
+
+def points_text_of(value) -> str:
+    from fractions import Fraction
+
+    return points_text(Fraction(str(value))) if isinstance(value, (int, float)) else ""
+
+
+def _csv_safe(value) -> str:
+    """A cell no spreadsheet takes for a formula, with nothing that rewrites a terminal."""
+    text = clean(value, 1000)
+    return "'" + text if text[:1] in ("=", "+", "-", "@") and not _is_number(text) else text
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def _skipped_text(intake: Intake) -> str:
+    if not intake.skipped:
+        return ""
+    return "; left out: " + "; ".join(f"{entry} ({why})" for entry, why in intake.skipped[:5])
+
+
+def jobs_default() -> int:
+    return os.cpu_count() or 1

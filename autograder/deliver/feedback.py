@@ -1,7 +1,7 @@
 """A student's feedback from their graded results: one self-contained HTML page and Markdown.
 
 The input is a results dict in Gradescope's results.json format as the kit writes it
-(see autograder/results.py): ``score``, ``tests[]`` and the kit's own figures in
+(see autograder/results/files.py): ``score``, ``tests[]`` and the kit's own figures in
 ``extra_data``. Any optional key may be missing or malformed; what is there is shown.
 
 What a student reads, in this order: the total; the points per exercise with a bar
@@ -30,31 +30,16 @@ from pathlib import Path
 
 __all__ = ["MESSAGE_LIMIT", "render_html", "render_markdown", "write_feedback"]
 
+from ..results.text import clean as _clean
+
 MESSAGE_LIMIT = 4000  # characters of one message (a check's output, a note, an error)
 NAME_LIMIT = 300  # characters of a name or a check's title
 LIST_LIMIT = 100  # notes, errors or mistakes listed, at most
-CUT = "… (cut)"
-
-# Shown escaped: C0 controls but tab and newline, DEL, C1 controls, the bidirectional
-# overrides and isolates (they reorder what a reader sees), line and paragraph separators,
-# and lone surrogates (they cannot be written as UTF-8).
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-
-
-def _visible(match: re.Match) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def clean(value, limit: int = MESSAGE_LIMIT) -> str:
     """Text from the results made safe to show: control characters escaped visibly, cut to limit."""
-    if value is None:
-        return ""
-    text = value if isinstance(value, str) else str(value)
-    if len(text) > limit:
-        text = text[:limit] + CUT
-    text = text.replace("\r\n", "\n")
-    return _CONTROL.sub(_visible, text)
+    return _clean(value, limit)
 
 
 def _line(value, limit: int = NAME_LIMIT) -> str:

@@ -1,34 +1,42 @@
 """The Gradescope autograder bundle: ``python -m autograder gradescope -a mha --out mha.zip``.
 
 The zip holds, at its root, the two files Gradescope runs (setup.sh once when the
-image is built, run_autograder for each submission) and the kit itself under kit/:
-the engine, the graders and the assignment's reference. run_autograder grades
-$AUTOGRADER_ROOT/submission (Gradescope's /autograder by default) into
-$AUTOGRADER_ROOT/results/results.json, hidden checks visible after the due date.
+image is built, run_autograder for each submission) and, under kit/, the trusted side
+of the kit with this one assignment: the engine, the assignment's folder (reference,
+graders, probes, known mistakes), its release notebook (so that the course's own demo
+cells are recognised and skipped) and the lock the kit was tested with.
 
-Gradescope's containers usually do not allow new namespaces, so the bundle grades with
---allow-unsandboxed: each submission already runs in a container of its own, and
-only plain arrays still cross from the student's process to the grader.
+Gradescope runs as root in containers that refuse new namespaces: the kit then grades
+in its "uid" tier, the student's code as an unprivileged uid that can read nothing of
+the kit. run_autograder makes the kit and the results folder unreadable to other users
+before every grading. Gradescope shows students no total while any test is hidden:
+by default the hidden checks' details and the points appear after the due date;
+``--show-score`` shows the points at once and keeps the hidden checks' details back.
 """
+
 from __future__ import annotations
 
+import re
+import shlex
 import zipfile
 from pathlib import Path
 
-from . import KIT_ROOT
-from .assignments import Assignment
+from .. import KIT_ROOT
+from ..assignment import Assignment
+from ..config import GradingConfig
 
 SETUP = """#!/usr/bin/env bash
-# Gradescope runs this once, when it builds the autograder's image.
+# Gradescope runs this once, when it builds the autograder's image (Ubuntu 22.04: Python 3.10).
 set -euo pipefail
 apt-get update -qq
 apt-get install -y -qq python3 python3-venv python3-pip
 python3 -m venv /autograder/venv
 /autograder/venv/bin/pip install --quiet --upgrade pip
-# The CPU build of PyTorch: Gradescope's machines have no GPU.
+# PyTorch's CPU build (Gradescope has no GPU), at the version the kit was tested with.
 /autograder/venv/bin/pip install --quiet --index-url https://download.pytorch.org/whl/cpu "{torch}"
 /autograder/venv/bin/pip install --quiet -r /autograder/source/kit/requirements-grading.txt
 /autograder/venv/bin/pip install --quiet --no-deps -e /autograder/source/kit
+chmod -R go-rwx /autograder/source  # the kit: nothing of it for the student's uid
 """
 
 RUN = """#!/usr/bin/env bash
@@ -38,50 +46,62 @@ set -uo pipefail
 ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
 PYTHON="${{KIT_PYTHON:-$ROOT/venv/bin/python}}"
 mkdir -p "$ROOT/results"
+chmod 700 "$ROOT/results"
+chmod -R go-rwx "$ROOT/source" 2>/dev/null || true
 cd "$ROOT/source/kit"
-"$PYTHON" -m autograder grade "$ROOT/submission" --assignment {assignment} --out "$ROOT/results" \\
-    --allow-unsandboxed --timeout {timeout:g}
+"$PYTHON" -m autograder grade "$ROOT/submission" --assignment {assignment} --out "$ROOT/results" {options}
 status=$?
-# 0: graded; 2: the submission could not be graded (results.json says why). Anything
-# else is a failure of the grader itself: make sure Gradescope still gets a result.
+# 0: graded; 2: nothing gradable was submitted; 3: the kit could not grade (results.json
+# says so). Anything else is a failure before the kit could write: still give a result.
 if [ ! -s "$ROOT/results/results.json" ]; then
-    printf '{{"score": 0, "output": "The autograder failed (status %s); tell your instructor.", "tests": []}}\\n' "$status" \\
+    printf '{{"output": "The autograder failed (status %s) before it could grade; tell your instructor.", "tests": [], "extra_data": {{"status": "not graded"}}}}\\n' "$status" \\
         > "$ROOT/results/results.json"
 fi
 exit 0
 """
 
 
-def requirements(pyproject: Path) -> tuple[str, list[str]]:
-    """(the torch requirement, the others) from the kit's own dependencies."""
-    import tomllib
+def grading_requirements(lock: Path) -> tuple[str, list[str]]:
+    """(the torch pin, the other pins) of the lock: what grading installs, GPU packages aside."""
+    torch, others = "torch", []
+    for line in lock.read_text().splitlines():
+        requirement = line.split("#", 1)[0].strip()
+        if not requirement or requirement.startswith("-"):
+            continue
+        name = re.split(r"[=<>!~;\s\[]", requirement, maxsplit=1)[0].lower()
+        if name == "torch":
+            torch = requirement.split(";")[0].strip()
+        elif not name.startswith("nvidia-") and name not in ("triton", "cuda-bindings", "cuda-pathfinder"):
+            others.append(requirement)
+    return torch, others
 
-    dependencies = tomllib.loads(pyproject.read_text())["project"]["dependencies"]
-    torch = next(d for d in dependencies if d.replace(" ", "").startswith("torch"))
-    return torch, [d for d in dependencies if d != torch]
 
-
-def bundle_files(assignment: Assignment, timeout: float = 10.0) -> dict[str, bytes]:
+def bundle_files(assignment: Assignment, config: GradingConfig = GradingConfig(), show_score: bool = False) -> dict[str, bytes]:
     """Every file of the zip, by its path in the zip."""
-    torch, others = requirements(KIT_ROOT / "pyproject.toml")
+    torch, others = grading_requirements(KIT_ROOT / "requirements.lock")
+    options = " ".join(shlex.quote(word) for word in config.as_arguments())
+    options += " --show-score" if show_score else ""
     files = {
         "setup.sh": SETUP.format(torch=torch).encode(),
-        "run_autograder": RUN.format(assignment=assignment.name, timeout=timeout).encode(),
+        "run_autograder": RUN.format(assignment=assignment.name, options=options.strip()).encode(),
         "kit/requirements-grading.txt": ("\n".join(others) + "\n").encode(),
         "kit/pyproject.toml": (KIT_ROOT / "pyproject.toml").read_bytes(),
-        f"kit/solutions/{assignment.name}/reference.py": assignment.reference_path.read_bytes(),
+        f"kit/release/{assignment.name}/{assignment.notebook_name}": (assignment.release_dir / assignment.notebook_name).read_bytes(),
     }
     for path in sorted((KIT_ROOT / "autograder").rglob("*")):
         if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
             files[f"kit/{path.relative_to(KIT_ROOT).as_posix()}"] = path.read_bytes()
+    for path in sorted(assignment.folder.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            files[f"kit/{path.relative_to(KIT_ROOT).as_posix()}"] = path.read_bytes()
     return files
 
 
-def write_bundle(assignment: Assignment, out: Path, timeout: float = 10.0) -> Path:
+def write_bundle(assignment: Assignment, out: Path, config: GradingConfig = GradingConfig(), show_score: bool = False) -> Path:
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, data in bundle_files(assignment, timeout).items():
+        for name, data in bundle_files(assignment, config, show_score).items():
             info = zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0))
             info.external_attr = (0o755 if name in ("setup.sh", "run_autograder") else 0o644) << 16
             archive.writestr(info, data, zipfile.ZIP_DEFLATED)

@@ -285,6 +285,21 @@ class Grader:
             results.append(CheckResult(name, f"visible::{check['title']}", check["title"], "", outcome.passed, clean(outcome.message), weight=0.0, kind="visible"))
         return results
 
+    def for_worker(self) -> Grader:
+        """A copy for another process (grade-all's workers): the same plan, reference and
+        rehearsal, with a zygote, uids and scratch of its own. Made before the fork."""
+        import copy
+
+        from ..sandbox.host.runtime import Isolation, Runtime
+        from ..sandbox.host.uids import UidPool
+
+        isolation = self.runtime.isolation
+        pool = UidPool() if isolation.uid_pool is not None else None
+        own = Isolation(isolation.tier, isolation.limits, isolation.why, isolation.hierarchy, pool, owns_hierarchy=False)
+        worker = copy.copy(self)
+        worker.runtime = Runtime(self.runtime.zygote.clone(), own)
+        return worker
+
     def close(self) -> None:
         self.runtime.close()
 

@@ -56,7 +56,7 @@ class Grading:
         if not submission:
             raise pytest.UsageError("the graders need a submission: pytest solutions/<assignment>/graders --grade-submission PATH")
         self.submission = Path(submission)
-        self.config = GradingConfig.from_arguments(lambda name: config.getoption(name.replace("--", f"--{OPTIONS}", 1)))
+        self.config = GradingConfig.from_arguments(config.getoption, prefix=OPTIONS)
         self.results = []
         self.started = None
 

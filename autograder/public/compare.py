@@ -68,9 +68,10 @@ def first_difference(key: str, got: np.ndarray, want: np.ndarray, tolerance: Tol
     detail = f"got {_value(got[index])}, expected {_value(want[index])}"
     largest = ""
     if want.dtype.kind == "f" and got.dtype.kind in "fiu":
-        with np.errstate(invalid="ignore"):
-            gap = np.nanmax(np.abs(got.astype(np.float64) - want.astype(np.float64)))
-        largest = f"; the largest difference is {gap:.3g}" if np.isfinite(gap) else ""
+        with np.errstate(invalid="ignore", over="ignore"):
+            gaps = np.abs(got.astype(np.float64) - want.astype(np.float64))
+        gaps = gaps[np.isfinite(gaps)]
+        largest = f"; the largest difference is {gaps.max():.3g}" if gaps.size else ""
     return f"{key}{where}: {detail} ({count}{largest}; tolerance: {_tolerance(tolerance)})"
 
 

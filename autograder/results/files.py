@@ -21,16 +21,27 @@ from .text import clean
 HIDDEN_VISIBILITY = "after_due_date"  # Gradescope shows a hidden check's details after the due date
 
 
-def gradescope_json(report: Report, hidden_visibility: str = HIDDEN_VISIBILITY, extra: dict | None = None) -> dict:
+WITHHELD = "The details of this hidden check are not shown here."
+
+
+def gradescope_json(report: Report, hidden_visibility: str = HIDDEN_VISIBILITY, extra: dict | None = None, withhold_hidden: bool = False) -> dict:
+    """results.json's content.
+
+    Gradescope hides the total from students while any test is hidden (after_due_date
+    included): with ``hidden_visibility`` other than "visible" the top-level output
+    says so instead of listing points. ``withhold_hidden`` shows every test (so the
+    total shows at once) but keeps the hidden checks' messages out of the file.
+    """
     tests = []
     for check in report.checks:
+        hidden = check.kind == "hidden"
         test = {
             "name": f"{check.name}: {check.title}",
             "score": points_json(check.score),
             "max_score": points_json(check.max_score),
             "status": check.status,
-            "output": clean(check.message),
-            "visibility": "visible" if check.kind == "visible" else hidden_visibility,
+            "output": WITHHELD if hidden and withhold_hidden else clean(check.message),
+            "visibility": hidden_visibility if hidden else "visible",
             "tags": [check.name],
             "extra_data": {"kind": check.kind, "cases": [check.passed, check.total], "mistakes": check.mistakes},
         }
@@ -39,7 +50,7 @@ def gradescope_json(report: Report, hidden_visibility: str = HIDDEN_VISIBILITY, 
     return {
         "score": points_json(report.score),
         "execution_time": round(report.seconds, 3),
-        "output": summary_text(report),
+        "output": summary_text(report) if hidden_visibility == "visible" else graded_text(report),
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
@@ -74,6 +85,15 @@ def summary_text(report: Report) -> str:
         lines += [f"  - {clean(note, 1000)}" for note in report.notes]
     if report.internal_errors():
         lines.append("The grading kit itself failed on some checks (not your code): tell your instructor.")
+    return "\n".join(lines)
+
+
+def graded_text(report: Report) -> str:
+    """What a student reads before the points may be shown: that it was graded, and what loading said."""
+    lines = [f"{report.assignment}: graded. Your points and the hidden checks' details are shown after the due date."]
+    if report.notes:
+        lines.append("While loading your code:")
+        lines += [f"  - {clean(note, 1000)}" for note in report.notes]
     return "\n".join(lines)
 
 
@@ -129,10 +149,10 @@ def junit_xml(report: Report) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + tostring(suite, encoding="unicode") + "\n"
 
 
-def write_results(report: Report, out_dir: Path, hidden_visibility: str = HIDDEN_VISIBILITY, extra: dict | None = None) -> Path:
+def write_results(report: Report, out_dir: Path, hidden_visibility: str = HIDDEN_VISIBILITY, extra: dict | None = None, withhold_hidden: bool = False) -> Path:
     """results.json (Gradescope's format) and junit.xml, side by side, each written atomically."""
     path = Path(out_dir) / "results.json"
-    write_atomically(path, json.dumps(gradescope_json(report, hidden_visibility, extra), indent=2) + "\n")
+    write_atomically(path, json.dumps(gradescope_json(report, hidden_visibility, extra, withhold_hidden), indent=2) + "\n")
     write_atomically(Path(out_dir) / "junit.xml", junit_xml(report))
     return path
 

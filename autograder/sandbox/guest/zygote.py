@@ -123,6 +123,20 @@ def serve(sock: socket.socket) -> None:
             finally:
                 signal.signal(signal.SIGCHLD, lambda *_: _reap(statuses))
             sock.send(json.dumps({"reason": reason}).encode())
+        elif request["op"] == "clone":
+            # A zygote of its own for another grader process (grade-all's workers): a fork, so
+            # nothing is imported again.
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            pid = os.fork()
+            if pid == 0:
+                sock.close()
+                ours.close()
+                become_subreaper()
+                serve(theirs)
+                os._exit(0)
+            theirs.close()
+            socket.send_fds(sock, [json.dumps({"pid": pid}).encode()], [ours.fileno()])
+            ours.close()
         elif request["op"] == "exit":
             return
 

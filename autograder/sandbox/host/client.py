@@ -36,7 +36,10 @@ def zygote_environment() -> dict[str, str]:
 class Zygote:
     """A clean process with the kit's public engine (and PyTorch) imported, forking one student process per request."""
 
-    def __init__(self, probes: tuple[str, ...] = (), torch: bool = True, start_timeout: float = 300.0):
+    def __init__(self, probes: tuple[str, ...] = (), torch: bool = True, start_timeout: float = 300.0, sock: socket.socket | None = None):
+        if sock is not None:  # a clone of another zygote, already running
+            self.process, self.sock, self.start_timeout, self._ready = None, sock, start_timeout, True
+            return
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         arguments = [sys.executable, "-m", "autograder.sandbox.guest.zygote", str(theirs.fileno())]
         arguments += (["--torch"] if torch else []) + list(probes)
@@ -84,12 +87,23 @@ class Zygote:
         """Whether a student process could enter this isolation here: None, or why not."""
         return self._ask({"op": "probe", "request": request})["reason"]
 
+    def clone(self) -> Zygote:
+        """A zygote of its own for another process of the grader, forked from this one."""
+        self.ready()
+        self.sock.send(b'{"op": "clone"}')
+        _, fds, _, _ = socket.recv_fds(self.sock, 1 << 16, 1)
+        if not fds:
+            raise KitError("the zygote could not clone itself")
+        return Zygote(sock=socket.socket(fileno=fds[0]))
+
     def close(self) -> None:
         try:
             self.sock.send(b'{"op": "exit"}')
         except OSError:
             pass
         self.sock.close()
+        if self.process is None:
+            return
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:

@@ -4,7 +4,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from autograder.reference import Reference
+from autograder.grade.reference import Reference
 
 
 @pytest.fixture(scope="module")

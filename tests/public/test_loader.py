@@ -3,14 +3,15 @@ import json
 
 import pytest
 
-from autograder.core.loader import Entry, SubmissionError, find_entry, load
+from autograder.public.loader import BUNDLE_MARKER, Entry, SubmissionError, find_entry, load
 
 GRADED = ("tokenize", "split_heads")
 
 
-def notebook(path, *cells):
+def notebook(path, *cells, counts=None):
+    counts = counts or [None] * len(cells)
     path.write_text(json.dumps({
-        "cells": [{"cell_type": "code", "metadata": {}, "source": cell, "outputs": [], "execution_count": None} for cell in cells],
+        "cells": [{"cell_type": "code", "metadata": {}, "source": cell, "outputs": [], "execution_count": n} for cell, n in zip(cells, counts)],
         "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
     }))
     return path
@@ -74,7 +75,7 @@ def test_broken_notebook_is_a_clear_error(tmp_path):
 
 def test_course_demo_cells_are_skipped_when_unchanged(tmp_path):
     """Are the course's own demo cells skipped when grading, but a student's edited copy run?"""
-    from autograder.core.loader import cell_digest
+    from autograder.public.loader import cell_digest
 
     demo = "runs = globals().get('runs', 0) + 1"
     path = notebook(tmp_path / "work.ipynb", "def tokenize(t):\n    return t.split()", demo, demo + "\nedited = True")
@@ -83,10 +84,31 @@ def test_course_demo_cells_are_skipped_when_unchanged(tmp_path):
     assert loaded.namespace["runs"] == 1 and loaded.namespace["edited"] is True  # only the edited copy ran
 
 
-def test_the_course_self_check_bundle_is_never_the_submission(mha, tmp_path):
-    """In a repository made from the release, is the student's file chosen, not kitcheck/?"""
+def test_the_untouched_release_beside_the_students_notebook_is_not_graded(mha, tmp_path):
+    """In a repository holding the release notebook and the student's own, is the student's chosen?"""
     import shutil
 
-    shutil.copytree(mha.release_dir / "kitcheck", tmp_path / "kitcheck")  # its probes are named like exercises
-    (tmp_path / "work.py").write_text("def tokenize(t): ...\n")
-    assert find_entry(tmp_path, mha.graded) == Entry("module", tmp_path / "work.py")
+    shutil.copy(mha.release_dir / mha.notebook_name, tmp_path / "mha.ipynb")  # every exercise still a stub
+    notebook(tmp_path / "my_work.ipynb", "def tokenize(text):\n    return text.split()")
+    assert find_entry(tmp_path, mha.graded) == Entry("notebook", tmp_path / "my_work.ipynb")
+
+
+def test_the_self_check_cell_never_runs_when_grading(tmp_path):
+    """Is the bundle's cell skipped, and check() silent, while grading?"""
+    path = notebook(tmp_path / "work.ipynb", BUNDLE_MARKER + "\nraise SystemExit('the bundle ran')", "def tokenize(t):\n    return t.split()", "check(tokenize)")
+    loaded = load(Entry("notebook", path))
+    assert loaded.notes == [] and "tokenize" in loaded.namespace
+
+
+def test_notes_name_cells_as_jupyter_shows_them(tmp_path):
+    """Does a failing cell's note say 'In [7]' when the student ran it, and its place among code cells when not?"""
+    path = notebook(tmp_path / "work.ipynb", "x = 1", "raise ValueError('seven')", "raise KeyError('never run')", counts=[3, 7, None])
+    notes = load(Entry("notebook", path)).notes
+    assert notes[0].startswith("cell In [7] raised ValueError: seven") and notes[1].startswith("code cell 3 raised KeyError")
+
+
+def test_a_notebook_nested_too_deep_is_a_clear_error(tmp_path):
+    """Does a notebook nested a hundred thousand deep give SubmissionError, not a crash of the grader?"""
+    (tmp_path / "deep.ipynb").write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(SubmissionError, match="not a readable notebook"):
+        load(Entry("notebook", tmp_path / "deep.ipynb"))

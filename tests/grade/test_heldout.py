@@ -8,9 +8,10 @@ import json
 
 import pytest
 
-from autograder import KIT_ROOT, assignments
+from autograder import KIT_ROOT
+from autograder import assignment as assignments
 
-from .conftest import NAMES, lost_names
+from ..conftest import NAMES, lost_names
 
 HELDOUT = KIT_ROOT / "tests" / "heldout"
 CASES = [

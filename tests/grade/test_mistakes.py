@@ -1,9 +1,11 @@
-"""Mutation testing of the graders: does every known mistake lose points where it should?"""
+"""Mutation testing of the graders: does every known mistake lose points where it should, and only there?"""
 import pytest
 
-from autograder import assignments, build, mutants
+from autograder import assignment as assignments
+from autograder.author import blocks
+from autograder.grade import mistakes as mutants
 
-from .conftest import NAMES, lost_names
+from ..conftest import NAMES, lost_names
 
 CATALOGUE = [(name, mistake) for name in NAMES for mistake in mutants.catalogue(assignments.get(name))]
 
@@ -11,17 +13,18 @@ CATALOGUE = [(name, mistake) for name in NAMES for mistake in mutants.catalogue(
 def test_each_mistake_edits_its_own_definition(assignment):
     """Does each catalogue entry's text occur once in the reference, inside the definition it targets?"""
     text = assignment.reference_path.read_text()
-    blocks = {block.name: block.source for block in build.read_blocks(assignment)[1]}
+    definitions = {block.name: block.source for block in blocks.read_blocks(assignment)[1]}
     ids = [m.id for m in mutants.catalogue(assignment)]
     assert len(ids) == len(set(ids))
     for mistake in mutants.catalogue(assignment):
         assert text.count(mistake.old) == 1, mistake.id
-        assert mistake.old in blocks[mistake.target], f"{mistake.id} does not edit {mistake.target}"
+        assert mistake.old in definitions[mistake.target], f"{mistake.id} does not edit {mistake.target}"
 
 
 def test_catalogue_covers_every_graded_name(assignment):
-    """Has every graded name at least one known mistake?"""
+    """Has every graded name at least one known mistake, and is the demo's mistake one of them?"""
     assert {m.target for m in mutants.catalogue(assignment)} == set(assignment.graded)
+    assert assignment.demo_mistake in {m.id for m in mutants.catalogue(assignment)}
 
 
 @pytest.mark.slow

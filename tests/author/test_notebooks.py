@@ -1,0 +1,78 @@
+"""Do the notebooks run as students and nbgrader run them?
+
+The master notebook (solutions and hidden cells) runs top to bottom with nbclient, each
+hidden cell leaving its full points. The blank release, alone in an empty folder, runs
+top to bottom (Run All reaches every check): each check says its exercise is not done,
+each demo says what it waits for, nothing raises. A solved release passes every check
+and shows its figures; one with a known mistake hears its name.
+"""
+
+import shutil
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from autograder.author.samples import sample_notebook
+
+pytestmark = pytest.mark.slow
+
+
+def execute(notebook, folder, allow_errors=False):
+    client = NotebookClient(notebook, timeout=300, kernel_name="python3", allow_errors=allow_errors, resources={"metadata": {"path": str(folder)}})
+    client.execute()
+    return notebook
+
+
+def errors(notebook):
+    return [(cell.get("id"), output) for cell in notebook.cells if cell.cell_type == "code" for output in cell.outputs if output.output_type == "error"]
+
+
+def printed(notebook, cell_id) -> str:
+    cell = next(c for c in notebook.cells if c.get("id") == cell_id)
+    return "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+
+
+def test_master_notebook_runs_and_its_hidden_cells_give_full_points(assignment, tmp_path):
+    from autograder.author.build import fresh_bundle_cell
+    from autograder.author.notebook import master_notebook
+
+    notebook = execute(master_notebook(assignment, fresh_bundle_cell(assignment)), tmp_path)
+    assert errors(notebook) == []
+    for cell in notebook.cells:
+        points = cell.metadata.get("nbgrader", {}).get("points")
+        if points is not None:
+            results = [o for o in cell.outputs if o.output_type == "execute_result"]
+            assert float(results[0].data["text/plain"]) == pytest.approx(points), cell.id
+
+
+def test_the_blank_release_alone_runs_to_the_end(assignment, tmp_path):
+    """Copied alone into an empty folder, does Run All reach every check, each saying its exercise is not done?"""
+    shutil.copy(assignment.release_dir / assignment.notebook_name, tmp_path)
+    notebook = execute(nbformat.read(tmp_path / assignment.notebook_name, as_version=4), tmp_path)
+    assert errors(notebook) == []
+    for number, name in enumerate(assignment.graded, start=1):
+        assert f"{name}: not done yet. Exercise {number} ({name})" in printed(notebook, f"{name}-check")
+    waiting = [c for c in notebook.cells if c.cell_type == "code" and c.source.startswith("# needs:")]
+    assert waiting and all("This cell waits for" in "".join(o.get("text", "") for o in c.outputs) for c in waiting)
+
+
+def test_solved_release_passes_its_checks_and_shows_its_figures(assignment, tmp_path):
+    notebook = execute(sample_notebook(assignment, None), tmp_path)
+    assert errors(notebook) == []
+    for name in assignment.graded:
+        text = printed(notebook, f"{name}-check")
+        assert "FAIL" not in text and "visible checks pass" in text, text
+    images = sum("image/png" in output.get("data", {}) for cell in notebook.cells if cell.cell_type == "code" for output in cell.outputs)
+    assert images >= 3
+
+
+def test_a_known_mistake_is_named_in_the_check_cell(assignment, tmp_path):
+    """Does the check cell of the demo's mistake say what is wrong, name it, and show no traceback?"""
+    from autograder.grade.mistakes import catalogue
+
+    mistake = next(m for m in catalogue(assignment) if m.id == assignment.demo_mistake)
+    notebook = execute(sample_notebook(assignment, mistake.id), tmp_path)
+    text = printed(notebook, f"{mistake.target}-check")
+    assert "FAIL" in text and mistake.message in text and "Traceback" not in text
+    assert errors(notebook) == []

@@ -1,0 +1,118 @@
+"""Do the graders judge what the contract says, and say so in words a student can act on?"""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from autograder import KIT_ROOT
+from autograder.author.samples import sample_path
+from autograder.public import wire
+from autograder.public.compare import differences
+from autograder.public.probing import EXACT, Tolerance
+
+from ..conftest import lost_names
+
+SDPA_BODY = '''    d_k = query.size(-1)
+    scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)  # (..., q_len, k_len)'''
+
+# Ways of calling PyTorch's own attention inside the exercise: each must cost it all its points.
+BUILTINS = {
+    "torch.nn.functional": "    import torch.nn.functional as F\n    F.scaled_dot_product_attention(query, key, value)\n",
+    "torch._C._nn": "    torch._C._nn.scaled_dot_product_attention(query, key, value)\n",
+    "torch.ops.aten": "    torch.ops.aten.scaled_dot_product_attention(query, key, value)\n",
+    "the fused CPU kernel": "    torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(query[None] if query.dim() == 3 else query, key[None] if key.dim() == 3 else key, value[None] if value.dim() == 3 else value)\n",
+}
+
+
+def edited_reference(mha, tmp_path, old, new, name="edited.py"):
+    source = mha.reference_path.read_text()
+    assert source.count(old) == 1
+    path = tmp_path / name
+    path.write_text(source.replace(old, new))
+    return path
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("route", BUILTINS.values(), ids=BUILTINS.keys())
+def test_builtin_attention_in_the_exercise_scores_zero(mha, mha_grader, tmp_path, route):
+    """Does calling PyTorch's attention, by any route, cost that exercise all its points and name the call?"""
+    report = mha_grader.grade(edited_reference(mha, tmp_path, SDPA_BODY, route + SDPA_BODY))
+    assert report.by_name()["scaled_dot_product_attention"][0] == 0
+    # MultiHeadAttention calls the student's own function, which fails: it loses as its caller,
+    # but its own gate holds (its code made no such call).
+    assert set(lost_names(report)) <= {"scaled_dot_product_attention", "MultiHeadAttention"}
+    gates = {c.name: c for c in report.hidden if c.gate}
+    assert gates["scaled_dot_product_attention"].status == "failed" and "calls PyTorch's own attention" in gates["scaled_dot_product_attention"].message
+    assert gates["MultiHeadAttention"].status == "passed"
+
+
+@pytest.mark.slow
+def test_torch_multihead_attention_scores_zero(mha, mha_grader, tmp_path):
+    """Does building nn.MultiheadAttention inside MultiHeadAttention cost it all its points?"""
+    old = "        self.dropout = nn.Dropout(p=dropout)\n        ### END SOLUTION"
+    new = "        self.dropout = nn.Dropout(p=dropout)\n        self.shortcut = nn.MultiheadAttention(d_model, n_heads)\n        ### END SOLUTION"
+    report = mha_grader.grade(edited_reference(mha, tmp_path, old, new))
+    assert lost_names(report) == ["MultiHeadAttention"]
+    assert report.by_name()["MultiHeadAttention"][0] == 0
+
+
+@pytest.mark.slow
+def test_a_crash_is_not_taken_for_a_builtin_call(mha, mha_grader, tmp_path):
+    """Does a softmax over dim=3 (right on 4-D inputs, a crash on 3-D ones) cost only the cases it fails?"""
+    path = edited_reference(mha, tmp_path, "attn_probs = scores.softmax(dim=-1)", "attn_probs = scores.softmax(dim=3)")
+    report = mha_grader.grade(path)
+    score, top = report.by_name()["scaled_dot_product_attention"]
+    assert 0 < score < top
+    gate = next(c for c in report.hidden if c.gate and c.name == "scaled_dot_product_attention")
+    assert gate.status == "passed"
+
+
+def test_first_difference_names_index_and_both_values():
+    """Does a value mismatch say where, with both values, and how many differ?"""
+    want = {"out": np.zeros((2, 3), dtype=np.float32)}
+    got = {"out": np.array([[0, 0, 0], [0, 0.5, 0]], dtype=np.float32)}
+    message = differences(got, want, {"out": Tolerance(1e-4, 1e-5, "")})[0]
+    assert "index (1, 1)" in message and "got 0.5" in message and "expected 0" in message and "1 of 6" in message
+
+
+def test_shape_mismatch_comes_first():
+    want = {"out": np.zeros((2, 4, 5, 3))}
+    got = {"out": np.zeros((2, 5, 4, 3))}
+    assert differences(got, want, {"out": EXACT}) == ["out has shape (2, 5, 4, 3); expected (2, 4, 5, 3)"]
+
+
+def test_dtype_tensorness_and_device_are_read_from_the_arrays():
+    """Are a dtype, a missing tensor and a device read from what arrived, never from a label beside it?"""
+    want = {"ids": wire.with_device(np.zeros(3, dtype=np.int64), "cpu")}
+    as_float = {"ids": wire.with_device(np.zeros(3, dtype=np.float32), "cpu"), "ids@dtype": np.array("int64")}
+    assert "dtype float32; expected int64" in differences(as_float, want, {"ids": EXACT})[0]
+    assert "should be a tensor" in differences({"ids": np.zeros(3, dtype=np.int64)}, want, {"ids": EXACT})[0]
+    on_cpu = {"ids": wire.with_device(np.zeros(3, dtype=np.int64), "cpu")}
+    assert "expected it on cuda" in differences(on_cpu, want, {"ids": EXACT}, device="cuda")[0]
+    assert differences(on_cpu, want, {"ids": EXACT}, device="cuda", any_device=True) == []
+
+
+@pytest.mark.slow
+def test_plain_pytest_runs_the_graders(mha, tmp_path):
+    """Can an instructor run the hidden graders with plain pytest against a submission?"""
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "solutions/mha/graders", "-q", "-p", "no:cacheprovider",
+         "--grade-submission", str(sample_path(mha)), "--grade-results", str(tmp_path)],
+        capture_output=True, text=True, cwd=KIT_ROOT, env={"PYTHONDONTWRITEBYTECODE": "1", "PATH": ""},
+    )  # fmt: skip
+    assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]  # the sample's PositionalEncoding fails
+    assert "test_positional_encoding.py::test_table" in done.stdout and "PositionalEncoding" in done.stdout
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["extra_data"]["by_name"]["tokenize"]["score"] == 2
+    assert results["score"] == pytest.approx(37.371429)
+
+
+def test_plain_pytest_without_a_submission_says_what_to_pass():
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "solutions/mha/graders", "-q", "-p", "no:cacheprovider"],
+        capture_output=True, text=True, cwd=KIT_ROOT, env={"PYTHONDONTWRITEBYTECODE": "1", "PATH": ""},
+    )  # fmt: skip
+    assert done.returncode != 0 and "--grade-submission PATH" in done.stdout + done.stderr
