@@ -6,11 +6,9 @@
 # Mistake kept: without MultipleLocator(1) the labels land on the automatic ticks, one per
 #   integer only for short sentences; from about 10 tokens on the ticks are every 2 (or 5)
 #   cells and the labels are off.
-import math
 import string
 
 import matplotlib.pyplot as plt
-import matplotlib.ticker as ticker
 import torch
 import torch.nn as nn
 
@@ -158,7 +156,7 @@ def display_attention(sentence, translation, attention, n_heads=8, n_rows=4, n_c
 
         _attention = attention.reshape(n_heads, len(translation), len(sentence))[i].cpu().detach().numpy()
 
-        cax = ax.matshow(_attention, cmap='bone', vmin=0, vmax=1)
+        cax = ax.matshow(_attention, cmap='bone', vmin=0, vmax=1)  # noqa: F841
 
         ax.tick_params(labelsize=12)
         ax.set_xticklabels([''] + [t.lower() for t in sentence], rotation=45)

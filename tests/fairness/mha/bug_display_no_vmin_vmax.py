@@ -3,7 +3,6 @@
 # The rest: as correct_bentrevett.py.
 # Mistake kept: each head's colours are scaled to its own min and max, so the same shade
 #   means different weights in different heads (the contract asks for vmin=0, vmax=1).
-import math
 import string
 
 import matplotlib.pyplot as plt
@@ -155,7 +154,7 @@ def display_attention(sentence, translation, attention, n_heads=8, n_rows=4, n_c
 
         _attention = attention.reshape(n_heads, len(translation), len(sentence))[i].cpu().detach().numpy()
 
-        cax = ax.matshow(_attention, cmap='bone')
+        cax = ax.matshow(_attention, cmap='bone')  # noqa: F841
 
         ax.tick_params(labelsize=12)
         ax.set_xticklabels([''] + [t.lower() for t in sentence], rotation=45)

@@ -4,7 +4,6 @@
 # The rest: as correct_bentrevett.py.
 # Mistake kept: padding_idx=0 freezes row 0 of the table: its gradient is always zero, so
 #   the row of id 0 is never trained (the contract's lut is a plain nn.Embedding).
-import math
 import string
 
 import matplotlib.pyplot as plt
@@ -156,7 +155,7 @@ def display_attention(sentence, translation, attention, n_heads=8, n_rows=4, n_c
 
         _attention = attention.reshape(n_heads, len(translation), len(sentence))[i].cpu().detach().numpy()
 
-        cax = ax.matshow(_attention, cmap='bone', vmin=0, vmax=1)
+        cax = ax.matshow(_attention, cmap='bone', vmin=0, vmax=1)  # noqa: F841
 
         ax.tick_params(labelsize=12)
         ax.set_xticklabels([''] + [t.lower() for t in sentence], rotation=45)

@@ -4,7 +4,6 @@
 # The rest: as correct_cs336.py.
 # Mistake kept: the mask keeps the 2024 convention (True = blocked) against the contract's
 #   (0/False = blocked).
-import math
 import string
 
 import torch

@@ -3,7 +3,6 @@
 # The rest: as correct_cs336.py.
 # Mistake kept: the softmax runs over dimension d_k (an axis index) instead of the last axis;
 #   d_k is usually out of range (an error) or names another axis.
-import math
 import string
 
 import torch

@@ -7,7 +7,6 @@
 import copy
 import re
 import math
-import string
 
 import torch
 import torch.nn as nn

@@ -6,7 +6,6 @@
 #   "cat" and "s" and "dry-clean" stays whole.
 import copy
 import math
-import string
 
 import torch
 import torch.nn as nn

@@ -12,7 +12,6 @@
 # From the reference (no counterpart: the notebook uses spacy/torchtext): tokenize,
 #   build_vocab, encode's padding, PositionalEncoding, make_padding_mask.
 # Mistake kept: none.
-import math
 import string
 
 import matplotlib.pyplot as plt
@@ -164,7 +163,7 @@ def display_attention(sentence, translation, attention, n_heads=8, n_rows=4, n_c
 
         _attention = attention.reshape(n_heads, len(translation), len(sentence))[i].cpu().detach().numpy()
 
-        cax = ax.matshow(_attention, cmap='bone', vmin=0, vmax=1)
+        cax = ax.matshow(_attention, cmap='bone', vmin=0, vmax=1)  # noqa: F841
 
         ax.tick_params(labelsize=12)
         ax.set_xticklabels([''] + [t.lower() for t in sentence], rotation=45)

@@ -11,7 +11,6 @@
 # From the reference (no counterpart: CS336 trains a BPE tokenizer and uses no sine table):
 #   tokenize, build_vocab, encode, PositionalEncoding, make_padding_mask, display_attention.
 # Mistake kept: none.
-import math
 import string
 
 import torch

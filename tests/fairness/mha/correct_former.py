@@ -133,7 +133,7 @@ class MultiHeadAttention(nn.Module):
         self.emb = emb
         self.heads = heads
 
-        s = emb // heads
+        s = emb // heads  # noqa: F841
         # - We will break the embedding into `heads` chunks and feed each to a different attention head
 
         self.Wk = nn.Linear(emb, emb)
