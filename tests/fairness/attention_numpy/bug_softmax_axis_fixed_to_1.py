@@ -1,0 +1,51 @@
+# Source of the mistake: Furvos/self_attention, test_attention.py
+#   (`x = x - np.max(x, axis=1, keepdims=True); exp_x = np.exp(x); return exp_x / np.sum(exp_x, axis=1, keepdims=True)`).
+# The rest: as correct_mlm.py.
+# Mistake kept: the axis is fixed to 1 whatever `axis` says: right for the rows of a matrix
+#   only (a vector fails, axis=0 and 3-D arrays give other slices).
+import numpy as np
+
+
+def positional_encoding(seq_len, d_model, n=10000):
+    d = d_model
+    P = np.zeros((seq_len, d))
+    for k in range(seq_len):
+        for i in np.arange(int(d / 2)):
+            denominator = np.power(n, 2 * i / d)
+            P[k, 2 * i] = np.sin(k / denominator)
+            P[k, 2 * i + 1] = np.cos(k / denominator)
+    return P
+
+
+def softmax(x, axis=-1):
+    x = x - np.max(x, axis=1, keepdims=True)
+    exp_x = np.exp(x)
+    return exp_x / np.sum(exp_x, axis=1, keepdims=True)
+
+
+def basic_self_attention(x):
+    scores = x @ x.transpose()
+    weights = softmax(scores, axis=1)
+    return weights @ x
+
+
+def qkv_attention(x, W_q, W_k, W_v, scale=True):
+    # generating the queries, keys and values
+    Q = x @ W_q
+    K = x @ W_k
+    V = x @ W_v
+    # scoring the query vectors against all key vectors
+    scores = Q @ K.transpose()
+    # computing the weights by a softmax operation
+    weights = softmax(scores / K.shape[1] ** 0.5 if scale else scores, axis=1)
+    # computing the attention by a weighted sum of the value vectors
+    return weights @ V
+
+
+def multi_head_attention(x, W_q, W_k, W_v, W_o, n_heads):
+    d_k = W_q.shape[1] // n_heads
+    heads = []
+    for h in range(n_heads):
+        cols = slice(h * d_k, (h + 1) * d_k)
+        heads.append(qkv_attention(x, W_q[:, cols], W_k[:, cols], W_v[:, cols]))
+    return np.concatenate(heads, axis=1) @ W_o
