@@ -29,7 +29,7 @@ Here one test entry per graded exercise carries that exercise's points (``extra_
 of results.json). Its message states the points only: the hidden checks' names and
 feedback never reach the runner result, whatever the instructor allows elsewhere.
 
-The workflow template (``autograder/templates/github-classroom.yml``) calls
+The workflow template (``autograder/deliver/templates/github-classroom.yml``) calls
 ``report_to_github`` once grading is done; ``write_github_output`` is the part that
 writes the step's ``result`` output.
 """
@@ -233,7 +233,7 @@ def report_to_github(results_dir: str | os.PathLike, public_dir: str | os.PathLi
 def _assignment_points(name: str | None) -> dict[str, float] | None:
     if not name:
         return None
-    from .. import assignments
+    from .. import assignment as assignments
     from ..errors import KitError
 
     try:

@@ -13,7 +13,10 @@ import math
 import pytest
 
 from autograder.deliver import classroom
-from autograder.results import CheckSummary, Report, gradescope_json, write_error_results
+from fractions import Fraction
+
+from autograder.results.files import gradescope_json, write_not_graded
+from autograder.results.model import CheckSummary, Report
 
 STATUSES = {"pass", "fail", "error"}
 
@@ -48,7 +51,7 @@ def reporter_reads(runner: str, environ: dict) -> dict:
 
 
 def check(name, title, passed, total, score, top, message):
-    return CheckSummary(name=name, title=title, passed=passed, total=total, score=score, max_score=top, message=message)
+    return CheckSummary(name=name, check=f"test_{name}::{title}", title=title, kind="hidden", passed=passed, total=total, score=Fraction(score), max_score=Fraction(top), message=message)
 
 
 @pytest.fixture
@@ -62,6 +65,7 @@ def results():
             check("PositionalEncoding", "stores the sin and cos table", 0, 5, 0.0, 2.0, "failed 5 of 5 cases. First failure: table at (0, 1, 1): got 0.95, expected 0.54"),
             check("PositionalEncoding", "keeps pe as a buffer", 1, 1, 2.0, 2.0, "passed (1 case)"),
         ],
+        order=("tokenize", "PositionalEncoding"),
     )
     return gradescope_json(report)
 
@@ -106,7 +110,7 @@ def test_full_marks_pass_without_a_threshold(results):
 
 
 def test_an_ungradable_submission_still_reports_zero_of_the_points(tmp_path):
-    path = write_error_results(tmp_path, "no notebook defines tokenize", "mha")
+    path = write_not_graded(tmp_path, "no notebook defines tokenize", "mha", student_fault=True)
     results = json.loads(path.read_text())
     points = {"tokenize": 2.0, "encode": 3.0}
     read = reporter_reads("points", {"POINTS_RESULTS": classroom.runner_result(results, fail_under=0, points=points)})

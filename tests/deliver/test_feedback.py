@@ -14,8 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from autograder.deliver.feedback import CUT, MESSAGE_LIMIT, render_html, render_markdown, write_feedback
-from autograder.results import CheckSummary, Report, gradescope_json
+from autograder.deliver.feedback import MESSAGE_LIMIT, render_html, render_markdown, write_feedback
+from autograder.results.text import CUT
+from fractions import Fraction
+
+from autograder.results.files import gradescope_json
+from autograder.results.model import CheckSummary, Report
 
 CHROMIUM = Path("/usr/bin/chromium")
 
@@ -265,18 +269,18 @@ def test_markdown_structure():
     assert text.endswith("\n") and not text.endswith("\n\n")
 
 
-def test_missing_keys_and_the_current_kit_output():
+def test_missing_keys_and_the_kits_own_output():
     for results in ({}, {"score": 3}, {"tests": [{"name": "x"}]}, {"extra_data": {"by_name": [], "notes": "not a list"}}):
         assert render_html(results) and render_markdown(results)
     report = Report(
-        assignment="mha", submission="ben.ipynb", notes=[],
+        assignment="mha", submission="ben.ipynb", notes=[], order=("tokenize", "encode"),
         checks=[
-            CheckSummary("tokenize", "lowercases", 8, 8, 2.0, 2.0, "passed (8 cases)"),
-            CheckSummary("encode", "pads on the right", 3, 7, 3 * 3 / 7, 3.0, "failed 4 of 7 cases. First failure: x",
+            CheckSummary("tokenize", "t::a", "lowercases", "hidden", 8, 8, Fraction(2), Fraction(2), "passed (8 cases)"),
+            CheckSummary("encode", "e::a", "pads on the right", "hidden", 3, 7, Fraction(9, 7), Fraction(3), "failed 4 of 7 cases. First failure: x",
                          mistakes=["encode_pads_on_the_left"]),
         ],
     )
-    results = gradescope_json(report)  # no extra per test, no hidden_summary: every check is hidden
+    results = gradescope_json(report)  # no hidden_summary, no explanation recorded
     page, text = render_html(results), render_markdown(results)
     assert "1.29 / 3" in page and "| `encode` | 1.29 / 3 |" in text
     assert "failed 4 of 7" not in page and "pads on the right" in page

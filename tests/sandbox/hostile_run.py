@@ -1,0 +1,167 @@
+"""The hostile set, graded and judged: shared by the tests and by runs in other host kinds.
+
+    python -m tests.sandbox.hostile_run OUT.json [--isolation TIER]
+
+grades every hostile submission in a Grader of its own (in whatever host this process
+runs: a seccomp filter that refuses namespaces, a cgroup-v2-only mount namespace, an
+unprivileged user) and writes, per submission, the problems found (an empty list when
+it earned exactly its honest points and left nothing behind), the tier it ran in, and
+the kit's files that changed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from autograder import KIT_ROOT
+from autograder import assignment as assignments
+from autograder.public.loader import SubmissionError
+
+HOSTILE = KIT_ROOT / "tests" / "hostile"
+EXPECTED = json.loads((HOSTILE / "expected.json").read_text())
+CONFIG = {"timeout": 3.0, "memory": 1.0, "processes": 32}
+
+
+# ------------------------------------------------------------------ submissions
+
+
+def make_submission(mha, name: str, folder: Path) -> Path:
+    """The submission for one hostile entry: the reference with the attack appended, laid out as it says."""
+    source = mha.reference_path.read_text() + "\n\n" + (HOSTILE / name).read_text()
+    layout = EXPECTED[name].get("layout", "file")
+    if layout == "file":
+        path = folder / name
+        path.write_text(source)
+        return path
+    root = folder / name.removesuffix(".py")
+    root.mkdir()
+    (root / "work.py").write_text(source)
+    if layout == "links":
+        for link, target in {"cwd": "/proc/self/cwd", "environ": "/proc/self/environ", "shadow": "/etc/shadow", "random": "/dev/urandom", "kit": str(KIT_ROOT)}.items():
+            os.symlink(target, root / link)
+    elif layout == "deep notebook":
+        (root / "scratch.ipynb").write_text("[" * 200_000 + "]" * 200_000)
+    elif layout == "big notebook":
+        with open(root / "scratch.ipynb", "wb") as file:
+            file.truncate(200 * 2**20)  # 200 MB beside the code
+    return root
+
+
+# ------------------------------------------------------------------ judging
+
+
+def judge(name: str, lost: list[str], report, results_path: Path | None) -> list[str]:
+    """What is wrong with one hostile grading (an empty list when all is as expected)."""
+    expected = EXPECTED[name]
+    problems = []
+    if sorted(lost) != sorted(expected["loses"]):
+        problems.append(f"lost {lost}, expected {sorted(expected['loses'])}")
+    for lost_name, words in expected["loses"].items():
+        messages = " ".join(c.message for c in report.checks if c.name == lost_name).lower()
+        if words.lower() not in messages:
+            problems.append(f"{lost_name}: {words!r} not in {messages[:300]!r}")
+    for words in expected.get("notes", []):
+        if not any(words in note for note in report.notes):
+            problems.append(f"no note says {words!r}: {report.notes}")
+    if results_path is not None:
+        text = results_path.read_text()
+        data = json.loads(text)
+        if abs(data["score"] - float(report.score)) > 1e-6 or "FORGED" in text:
+            problems.append("results.json is not the grader's own")
+        if len(text) > 400_000:
+            problems.append(f"results.json holds {len(text)} characters")
+        if "\x1b" in text or "\\u001b" in text:
+            problems.append("results.json holds a raw escape character")
+    return problems
+
+
+def kit_files() -> dict[str, tuple[int, int]]:
+    """(size, mtime) of every file of the kit, its virtual environment included."""
+    found = {}
+    for folder, folders, files in os.walk(KIT_ROOT):
+        folders[:] = [f for f in folders if f not in ("__pycache__", ".tools", "build", "out")]
+        for name in files:
+            path = os.path.join(folder, name)
+            try:
+                stat = os.stat(path, follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            found[path] = (stat.st_size, stat.st_mtime_ns)
+    return found
+
+
+def leftovers(grader) -> list[str]:
+    """Anything of a student that outlived its grading: processes of its uids, job cgroups, scratch."""
+    import time
+
+    from autograder.sandbox.host import uids
+
+    problems = []
+    pool = grader.isolation.uid_pool
+    deadline = time.monotonic() + 2  # a killed process needs a moment to be reaped
+    while True:
+        left = [pid for uid in (pool.uids if pool else []) for pid in uids.processes_of(uid)]
+        if not left or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    if left:
+        problems.append(f"processes {left} of the students' uids")
+    hierarchy = grader.isolation.hierarchy
+    if hierarchy is not None:
+        for parent in hierarchy.parents.values():
+            jobs = [p.name for p in parent.iterdir() if p.is_dir() and p.name[0].isdigit()] if parent.exists() else []
+            if jobs:
+                problems.append(f"job cgroups {jobs} under {parent}")
+    scratch = grader.runtime.scratch_root
+    if scratch.exists() and any(scratch.iterdir()):
+        problems.append(f"scratch left in {scratch}: {os.listdir(scratch)}")
+    return problems
+
+
+# ------------------------------------------------------------------ a run in another host
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    from autograder.config import GradingConfig
+    from autograder.grade.engine import Grader
+    from autograder.results.files import write_results
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("out")
+    parser.add_argument("--isolation", default="auto")
+    parser.add_argument("--only", nargs="*")
+    args = parser.parse_args(argv)
+    mha = assignments.get("mha")
+    before = kit_files()
+    report_of = {}
+    work = Path(args.out).with_suffix(".work")
+    shutil.rmtree(work, ignore_errors=True)
+    with Grader(mha, GradingConfig(**CONFIG, isolation=args.isolation)) as grader:
+        tier = grader.isolation.as_dict()
+        for name in args.only or sorted(EXPECTED):
+            folder = work / name.replace("/", "_")
+            folder.mkdir(parents=True)
+            try:
+                report = grader.grade(make_submission(mha, name, folder))
+            except SubmissionError as error:
+                wanted = EXPECTED[name].get("not_graded")
+                report_of[name] = [] if wanted and wanted in str(error) else [f"not graded: {error}"]
+                continue
+            results = write_results(report, folder / "out")
+            lost = sorted(n for n, (s, m) in report.by_name().items() if s < m)
+            report_of[name] = judge(name, lost, report, results) + leftovers(grader)
+    after = kit_files()
+    changed = sorted(path for path in set(before) | set(after) if before.get(path) != after.get(path))
+    Path(args.out).write_text(json.dumps({"tier": tier, "problems": report_of, "changed": changed}, indent=1))
+    shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
