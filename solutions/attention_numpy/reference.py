@@ -55,11 +55,12 @@ def softmax(x, axis=-1):
 def basic_self_attention(x):
     """Replace each token by an average of all tokens, weighted by how similar they are.
 
-    y = softmax(x x^T) x, with the softmax over each row: row i of the weights says how
-    much token i looks at every token. Nothing here is learned.
+    y = softmax(x x^T) x, with the softmax over each row: row i of the weights
+    softmax(x x^T), (n, n), says how much token i looks at every token. The weights
+    stay inside the function: it returns y only. Nothing here is learned.
 
     Shapes:
-        x: (n, d) -> weights (n, n) -> y: (n, d)
+        x: (n, d) -> returns y: (n, d)
     """
     ### BEGIN SOLUTION
     weights = softmax(x @ x.T, axis=-1)  # (n, n)

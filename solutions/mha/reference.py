@@ -286,11 +286,17 @@ class MultiHeadAttention(nn.Module):
 def display_attention(sentence, translation, attention, n_heads=8, n_rows=4, n_cols=2):
     """Draw one heatmap per head of one sequence's attention.
 
-    Build it with ``Figure(figsize=(4 * n_cols, 4 * n_rows))`` (imported at the top),
-    one ``fig.add_subplot(n_rows, n_cols, head + 1)`` per head and ``ax.matshow(...)``
-    with ``vmin=0, vmax=1``, so that white means weight 1 in every head
-    (``plt.subplots`` would show the figure twice in a notebook). ``attention`` may
-    carry gradients: ``attention.detach().cpu()`` before ``.numpy()``.
+    Build it with ``Figure(figsize=(4 * n_cols, 4 * n_rows), layout="constrained")``
+    (imported at the top; ``plt.subplots`` would show the figure twice in a notebook, and
+    the constrained layout keeps the panels' labels from overlapping), one
+    ``fig.add_subplot(n_rows, n_cols, head + 1)`` per head and
+    ``ax.matshow(..., cmap="bone", vmin=0, vmax=1)``: the colour map "bone" runs from
+    black (weight 0) through grey-blue to white (weight 1), the same scale in every head.
+    Label the columns with ``sentence`` (rotated 90 degrees, so long words do not
+    overlap) and the rows with ``translation``, title each axes ``"head 0"``,
+    ``"head 1"``, ..., and add one colour bar for the whole figure
+    (``fig.colorbar(image, ax=fig.axes)``, where ``image`` is what ``matshow`` returned).
+    ``attention`` may carry gradients: ``attention.detach().cpu()`` before ``.numpy()``.
 
     Args:
         sentence: the k_len tokens attended to (x axis tick labels).
@@ -300,16 +306,18 @@ def display_attention(sentence, translation, attention, n_heads=8, n_rows=4, n_c
         n_heads, n_rows, n_cols: the heads and the grid they are drawn on.
 
     Returns:
-        matplotlib.figure.Figure with one axes per head; returned, not shown.
+        matplotlib.figure.Figure with one axes per head (and the colour bar's axes);
+        returned, not shown.
     """
     ### BEGIN SOLUTION
     attention = attention.detach().cpu().reshape(n_heads, len(translation), len(sentence))
     fig = Figure(figsize=(4 * n_cols, 4 * n_rows), layout="constrained")
     for head in range(n_heads):
         ax = fig.add_subplot(n_rows, n_cols, head + 1)
-        ax.matshow(attention[head].numpy(), cmap="bone", vmin=0, vmax=1)
+        image = ax.matshow(attention[head].numpy(), cmap="bone", vmin=0, vmax=1)  # black 0, white 1
         ax.set_xticks(range(len(sentence)), labels=sentence, rotation=90)
         ax.set_yticks(range(len(translation)), labels=translation)
         ax.set_title(f"head {head}")
+    fig.colorbar(image, ax=fig.axes, label="attention weight", shrink=0.8)
     return fig
     ### END SOLUTION

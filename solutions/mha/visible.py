@@ -1,4 +1,4 @@
-"""The checks students see (kitcheck): small inputs, other seeds and shapes than the hidden ones."""
+"""The visible checks, which students run in their notebook: small inputs, other seeds and shapes than the hidden ones."""
 import numpy as np
 
 from autograder.grade.inputs import keep_mask, layers, normal
