@@ -54,13 +54,20 @@ def make_submission(mha, name: str, folder: Path) -> Path:
 # ------------------------------------------------------------------ judging
 
 
+def expected_losses(name: str, tier: str, graded: tuple[str, ...]) -> dict[str, str]:
+    expected = EXPECTED[name]
+    losses = expected.get("loses_in", {}).get(tier, expected["loses"])
+    return {n: losses["*"] for n in graded} if "*" in losses else losses
+
+
 def judge(name: str, lost: list[str], report, results_path: Path | None) -> list[str]:
     """What is wrong with one hostile grading (an empty list when all is as expected)."""
     expected = EXPECTED[name]
+    losses = expected_losses(name, report.isolation.get("tier", ""), report.order)
     problems = []
-    if sorted(lost) != sorted(expected["loses"]):
-        problems.append(f"lost {lost}, expected {sorted(expected['loses'])}")
-    for lost_name, words in expected["loses"].items():
+    if sorted(lost) != sorted(losses):
+        problems.append(f"lost {lost}, expected {sorted(losses)}")
+    for lost_name, words in losses.items():
         messages = " ".join(c.message for c in report.checks if c.name == lost_name).lower()
         if words.lower() not in messages:
             problems.append(f"{lost_name}: {words!r} not in {messages[:300]!r}")

@@ -202,9 +202,13 @@ class Session:
         budget = self.limits.timeout
         try:
             reply, _ = self._process.receive(started + budget * self.limits.wall_factor, 1 << 20, self._watch(0.0, budget))
-        except (Timeout, _OverBudget):
+        except Timeout:
             self._kill()
-            self._load_failure = f"loading your code took longer than {budget:g} s"
+            self._load_failure = f"loading your code took longer than {budget * self.limits.wall_factor:g} s"
+            raise StudentError(self._load_failure) from None
+        except _OverBudget as over:
+            self._kill()
+            self._load_failure = f"loading your code {over}"
             raise StudentError(self._load_failure) from None
         except (Died, TooLarge):
             self._load_failure = self._death("while loading your code")

@@ -1,0 +1,1 @@
+# Its honest work sits beside a scratch notebook of 200 MB.

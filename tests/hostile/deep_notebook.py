@@ -1,0 +1,1 @@
+# Its honest work sits beside a scratch notebook nested two hundred thousand levels deep.
