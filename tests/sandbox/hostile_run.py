@@ -90,7 +90,7 @@ def kit_files() -> dict[str, tuple[int, int]]:
     """(size, mtime) of every file of the kit, its virtual environment included."""
     found = {}
     for folder, folders, files in os.walk(KIT_ROOT):
-        folders[:] = [f for f in folders if f not in ("__pycache__", ".tools", "build", "out")]
+        folders[:] = [f for f in folders if f not in ("__pycache__", ".tools", "build", "out", ".git")]
         for name in files:
             path = os.path.join(folder, name)
             try:
@@ -120,7 +120,8 @@ def leftovers(grader) -> list[str]:
     hierarchy = grader.isolation.hierarchy
     if hierarchy is not None:
         for parent in hierarchy.parents.values():
-            jobs = [p.name for p in parent.iterdir() if p.is_dir() and p.name[0].isdigit()] if parent.exists() else []
+            mine = f"{os.getpid()}-"  # another grader's jobs on this host are none of ours
+            jobs = [p.name for p in parent.iterdir() if p.is_dir() and p.name.startswith(mine)] if parent.exists() else []
             if jobs:
                 problems.append(f"job cgroups {jobs} under {parent}")
     scratch = grader.runtime.scratch_root

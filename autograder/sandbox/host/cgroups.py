@@ -94,6 +94,24 @@ def v2_folder() -> Path | None:
     return None
 
 
+STUCK: list[Path] = []  # job cgroups the kernel had not freed yet when their job ended
+
+
+def _rmdir(folder: Path, timeout: float) -> bool:
+    """Remove an empty cgroup, waiting for the kernel to free it (a moment after its last process)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            folder.rmdir()
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.002)
+
+
 def _write(path: Path, text: str) -> None:
     with open(path, "w") as file:
         file.write(text)
@@ -148,14 +166,8 @@ class JobCgroup:
     def remove(self) -> None:
         self.kill_all()
         for folder in self.folders():
-            for _ in range(500):  # the kernel frees a cgroup a moment after its last process
-                try:
-                    folder.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    time.sleep(0.002)
+            if not _rmdir(folder, timeout=5.0):
+                STUCK.append(folder)  # tried again when the grader closes
 
     def folders(self) -> list[Path]:
         raise NotImplementedError
@@ -312,6 +324,8 @@ class Hierarchy:
         return "cgroup v2 (" + (", ".join(sorted(self.controllers)) or "no controllers: CPU time and kill only") + ")"
 
     def close(self) -> None:
+        while STUCK:
+            _rmdir(STUCK.pop(), timeout=10.0)
         if self.version == 1:
             for parent in self.parents.values():
                 try:
