@@ -4,8 +4,9 @@ import pytest
 
 from autograder import assignment as assignments
 from autograder.config import GradingConfig
-from autograder.grade.engine import Grader
+from autograder.grade.engine import Grader, single_threaded
 
+single_threaded()  # before any test runs PyTorch: grade-all forks its workers from this process
 NAMES = assignments.names()
 
 

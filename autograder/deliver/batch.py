@@ -81,7 +81,7 @@ def student_record(submission: Submission) -> dict:
     record = asdict(submission)
     record["path"] = clean_name(str(submission.path))
     record["earlier"] = [clean_name(p.name) for p in submission.earlier]
-    record["members"] = list(submission.members)
+    record["members"] = [{"name": n, "student_id": i, "email": e} for n, i, e in submission.members]
     return record
 
 
@@ -117,7 +117,7 @@ def _grade_one(grader, submission: Submission, out: Path, digest: str, finger: s
         status, reason = "not graded", clean(error, 300)
     except HostError as error:
         results = not_graded_json(str(error), grader.assignment.name, extra)
-        status, reason = "host error", clean(error, 300)
+        status, reason = "error", clean(error, 300)
     except Exception as error:  # a bug of the kit: never the student's zero
         results = not_graded_json(f"{type(error).__name__}: {error}", grader.assignment.name, extra)
         status, reason = "error", clean(f"{type(error).__name__}: {error}", 300)
@@ -175,14 +175,14 @@ def grade_all(folder: Path, assignment_name: str | None, out: Path, config: Grad
             except KitError as error:  # the grader cannot start here: nobody is graded, nobody gets a score
                 stopped = clean(error, 2000)
                 for s in todo:
-                    status.setdefault(s.key, ("host error", stopped.splitlines()[0][:300]))
+                    status.setdefault(s.key, ("error", stopped.splitlines()[0][:300]))
         write_summary(intake, assignment, out, status)
         from .report import write_report
 
         text = write_report(assignment, out, intake, status)
     print(text, end="")
     graded = sum(1 for s in todo if status[s.key][0] == "graded")
-    problems = {key: value for key, value in status.items() if value[0] in ("error", "host error")}
+    problems = {key: value for key, value in status.items() if value[0] == "error"}
     print(f"\n{graded} graded, {len(intake.submissions) - len(todo)} unchanged since the last run, {len(problems)} errors of the kit")
     if stopped:
         print(f"error: grading stopped: {stopped}", file=sys.stderr)
@@ -264,7 +264,7 @@ def _parallel(grader, todo, out, digest, fingers, show_hidden, progress, jobs) -
 
 def _stop_if_host_fails(status: dict) -> None:
     outcomes = list(status.values())
-    if len(outcomes) == STOP_AFTER and all(what == "host error" for what, _ in outcomes):
+    if len(outcomes) == STOP_AFTER and all(what == "error" for what, _ in outcomes):
         raise KitError(f"the first {STOP_AFTER} submissions all failed for a reason outside student code: {outcomes[0][1]}")
 
 
@@ -322,28 +322,35 @@ def write_summary(intake: Intake, assignment: Assignment, out: Path, status: dic
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     head = ["key", "name", "student_id", "email", "late", "submitted_at", "status", "reason", "score", "max_score"]
-    writer.writerow(head + list(assignment.graded) + ["file", "isolation", "mistakes", "internal_errors", "earlier", "source"])
+    writer.writerow(head + list(assignment.graded) + ["file", "isolation", "mistakes", "internal_errors", "earlier", "source", "group"])
     for submission in intake.submissions:
-        result = results.get(submission.key, {})
-        extra = result.get("extra_data", {})
-        what, reason = status.get(submission.key, ("not graded", "no results"))
-        by_name = extra.get("by_name", {})
-        graded = extra.get("status") == "graded"
-        row = [
-            submission.key, submission.name, submission.student_id, submission.email, "yes" if submission.late else "",
-            submission.submitted_at, what, reason,
-            points_text_of(result.get("score")) if "score" in result else "",
-            points_text_of(extra.get("max_score")) if graded else "",
-        ]  # fmt: skip
-        row += [points_text_of(by_name[name]["score"]) if graded and name in by_name else "" for name in assignment.graded]
-        row += [
-            extra.get("entry", ""), (extra.get("isolation") or {}).get("tier", ""), " ".join(extra.get("mistakes", [])),
-            len(extra.get("internal_errors", [])) if graded else "", " ".join(clean_name(p.name) for p in submission.earlier), submission.source,
-        ]  # fmt: skip
-        writer.writerow([_csv_safe(value) for value in row])
+        for name, student_id, email in submission.members or [(submission.name, submission.student_id, submission.email)]:
+            writer.writerow(_row(submission, name, student_id, email, results, status, assignment))
     path = out / "summary.csv"
     write_atomically(path, buffer.getvalue())
     return path
+
+
+def _row(submission: Submission, name: str, student_id: str, email: str, results: dict, status: dict, assignment: Assignment) -> list[str]:
+    """One student's row: a group's members each get one, with the group's results."""
+    result = results.get(submission.key, {})
+    extra = result.get("extra_data", {})
+    what, reason = status.get(submission.key, ("not graded", "no results"))
+    by_name = extra.get("by_name", {})
+    graded = extra.get("status") == "graded"
+    row = [
+        submission.key, name, student_id, email, "yes" if submission.late else "",
+        submission.submitted_at, what, reason,
+        points_text_of(result.get("score")) if "score" in result and what != "error" else "",
+        points_text_of(extra.get("max_score")) if graded else "",
+    ]  # fmt: skip
+    row += [points_text_of(by_name[exercise]["score"]) if graded and exercise in by_name else "" for exercise in assignment.graded]
+    row += [
+        extra.get("entry", ""), (extra.get("isolation") or {}).get("tier", ""), " ".join(extra.get("mistakes", [])),
+        len(extra.get("internal_errors", [])) if "internal_errors" in extra else "", " ".join(clean_name(p.name) for p in submission.earlier), submission.source,
+        submission.name if submission.members else "",
+    ]  # fmt: skip
+    return [_csv_safe(value) for value in row]
 
 
 def points_text_of(value) -> str:

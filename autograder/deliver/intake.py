@@ -84,7 +84,7 @@ class Submission:
     late: bool = False
     submitted_at: str = ""  # ISO 8601 where the LMS says, else ""
     email: str = ""
-    members: tuple[str, ...] = ()  # group members, Gradescope groups
+    members: tuple[tuple[str, str, str], ...] = ()  # a group's members: (name, student_id, email) each, Gradescope groups
     earlier: tuple[Path, ...] = ()  # older submissions of the same student, noted, not graded
 
 
@@ -688,7 +688,7 @@ class _Reader:
                 name=", ".join(names) if names else folder_name,
                 student_id=people[0][1] if people else "",
                 email=people[0][2] if people else "",
-                members=tuple(names) if len(people) > 1 else (),
+                members=tuple(people) if len(people) > 1 else (),
                 submitted_at=when, origin=folder_name, folder=folder, earlier=sorted(earlier),
             ))
         return drafts
@@ -756,7 +756,7 @@ class _Reader:
                 key=key, name=printable(draft.name) or key, student_id=printable(draft.student_id),
                 path=self._materialize(draft, key), source=source, late=draft.late,
                 submitted_at=draft.submitted_at, email=printable(draft.email),
-                members=tuple(printable(m) for m in draft.members), earlier=tuple(draft.earlier),
+                members=tuple((printable(n), printable(i), printable(e)) for n, i, e in draft.members), earlier=tuple(draft.earlier),
             ))
         return submissions
 

@@ -117,6 +117,7 @@ class Grader:
         from ..sandbox.host.runtime import Runtime
         from .reference import Reference
 
+        single_threaded()
         self.assignment = assignment
         self.config = config
         self.limits = config.limits()
@@ -198,7 +199,7 @@ class Grader:
     def grade(self, submission: Path, label: str | None = None) -> Report:
         """Grade one submission; SubmissionError when it holds nothing gradable, HostError when this host fails."""
         report = self._grade(Path(submission), label)
-        if any(c.process_failure for c in report.checks) or report.internal_errors():
+        if any(c.process_failure for c in report.checks):
             self.check_host()  # was it the student's code, or this host?
         return report
 
@@ -308,6 +309,18 @@ class Grader:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def single_threaded() -> None:
+    """PyTorch on one thread in the trusted process: its tensors are tiny, and grade-all forks
+    its workers from it, which a process that has started OpenMP's thread pool cannot do safely."""
+    import torch
+
+    torch.set_num_threads(1)
+    try:
+        torch.set_num_interop_threads(1)
+    except RuntimeError:
+        pass  # set once per process, before any inter-op work: already so
 
 
 def _process_level(message: str) -> bool:

@@ -226,7 +226,8 @@ def test_gradescope_reads_the_metadata_groups_and_history(tmp_path, as_zip):
     assert (jane.name, jane.email, jane.submitted_at) == ("Jane Doe", "jane@example.edu", "2024-02-01T10:00:00+00:00")
     assert jane.path.name == "submission_100001" and [p.name for p in jane.earlier] == ["submission_100000"]
     group = subs["Alice_Sun_Bob_Li-222"]
-    assert group.members == ("Alice Sun", "Bob Li") and group.name == "Alice Sun, Bob Li"
+    assert [member[0] for member in group.members] == ["Alice Sun", "Bob Li"] and group.name == "Alice Sun, Bob Li"
+    assert all(member[1] for member in group.members)  # each member keeps their own id
     assert "metadata" in why(intake, "submission_metadata.yml")
     assert_safe_keys(intake)
 

@@ -273,7 +273,7 @@ def _build_root(request: dict) -> None:
 
 
 def _system_paths(request: dict) -> list[str]:
-    paths = ["/usr", "/etc", sys.base_prefix, sys.prefix]
+    paths = ["/usr", "/etc", sys.base_prefix, sys.prefix, *request.get("python_paths", ())]
     if request["device"].startswith("cuda"):
         paths += ["/sys", "/run/nvidia-persistenced"]  # the driver reads the PCI topology and its daemon's socket
     return paths

@@ -249,6 +249,7 @@ class Session:
         request["rlimit_memory"] = self._job is None or not self._job.memory
         request["rlimit_processes"] = self._job is None or not self._job.processes
         if isolation.tier in ("hardened", "userns"):
+            request["python_paths"] = python_paths()
             (self._scratch / "root").mkdir()
             os.symlink(self.folder / "submission", self._scratch / "submission")
             request.update(scratch=str(self._scratch), path=f"{INSIDE}/submission/{relative}")
@@ -296,6 +297,28 @@ class Session:
     def _fail(self, message: str):
         self._kill()
         raise StudentError(message)
+
+
+def python_paths() -> list[str]:
+    """Folders Python imports from outside its prefix (PYTHONPATH, a user site): bound read-only in the sandbox.
+
+    Never the kit's own source (an editable install puts the repository on sys.path):
+    the student's process has every module of the kit it needs already imported.
+    """
+    import sys
+
+    from ... import KIT_ROOT
+
+    prefixes = (sys.prefix, sys.base_prefix)
+    found = []
+    for entry in sys.path:
+        path = Path(entry).resolve() if entry else None
+        if path is None or not path.is_dir() or str(path).startswith(prefixes) or path == KIT_ROOT or path in KIT_ROOT.parents:
+            continue
+        if path.is_relative_to(KIT_ROOT) and not str(path).startswith(prefixes):
+            continue
+        found.append(str(path))
+    return found
 
 
 def _signal(pid: int, number: int) -> None:

@@ -28,6 +28,9 @@ TIERS = ("hardened", "userns", "uid", "process")
 
 
 def candidates(wanted: str, allow_unsandboxed: bool) -> list[str]:
+    if wanted == "userns" and os.geteuid() == 0:
+        # Inside its own user namespace root stays root outside, owner of the system's files.
+        raise KitError("the userns tier is for ordinary users; as root the hardened (or uid) tier isolates instead")
     if wanted != "auto":
         return [wanted]
     found = []

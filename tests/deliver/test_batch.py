@@ -1,0 +1,231 @@
+"""Does grade-all take a class as an LMS hands it over, and always end with a summary that tells the truth?"""
+
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from autograder import KIT_ROOT
+from autograder.author.samples import sample_path
+from autograder.config import GradingConfig
+from autograder.deliver import batch
+
+pytestmark = pytest.mark.slow
+KIT = [sys.executable, "-m", "autograder"]
+
+
+def rows(out: Path) -> dict[str, dict]:
+    with open(out / "summary.csv", newline="") as file:
+        return {row["key"]: row for row in csv.DictReader(file)}
+
+
+@pytest.fixture(scope="module")
+def samples(mha):
+    return {"solved": sample_path(mha, None), "buggy": sample_path(mha), "blank": mha.release_dir / mha.notebook_name}
+
+
+def canvas_zip(samples, path: Path) -> Path:
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.write(samples["buggy"], "doejane_12345_6789012_mha.ipynb")
+        archive.write(samples["solved"], "doejane_12345_6789020_mha-1.ipynb")  # her resubmission
+        archive.write(samples["blank"], "smithbob_LATE_23456_6789013_mha.ipynb")
+        archive.writestr("smithbob_LATE_23456_6789014_utils.py", "HELPER = 1\n")
+        archive.writestr("__MACOSX/._doejane_12345_6789012_mha.ipynb", "junk")
+    return path
+
+
+def moodle_folder(samples, root: Path) -> Path:
+    for name, sample in (("Jane Doe_1234567_assignsubmission_file_", "solved"), ("Bob Smith_7654321_assignsubmission_file_", "buggy")):
+        (root / name).mkdir(parents=True)
+        shutil.copy(samples[sample], root / name / "mha.ipynb")
+    return root
+
+
+def gradescope_export(samples, root: Path) -> Path:
+    for number, sample in ((100001, "solved"), (100002, "buggy")):
+        (root / f"submission_{number}").mkdir(parents=True)
+        shutil.copy(samples[sample], root / f"submission_{number}" / "mha.ipynb")
+    (root / "submission_metadata.yml").write_text(
+        "submission_100001:\n  :submitters:\n  - :name: Jane Doe\n    :sid: '12345'\n    :email: jane@example.org\n"
+        "  :created_at: 2026-11-01 10:00:00.000000000 -07:00\n  :status: processed\n"
+        "submission_100002:\n  :submitters:\n  - :name: Bob Smith\n    :sid: '23456'\n    :email: bob@example.org\n"
+        "  - :name: Eve Adams\n    :sid: '34567'\n    :email: eve@example.org\n"
+        "  :created_at: 2026-11-02 11:00:00.000000000 -07:00\n  :status: processed\n"
+    )
+    return root
+
+
+def test_a_canvas_zip(samples, tmp_path):
+    """From a Canvas zip: one row per student, the latest submission graded, the late flag, the helper file kept with its student."""
+    out = tmp_path / "out"
+    done = subprocess.run(KIT + ["grade-all", str(canvas_zip(samples, tmp_path / "canvas.zip")), "-a", "mha", "--out", str(out), "--jobs", "2", "--quiet"],
+                          capture_output=True, text=True, cwd=KIT_ROOT)  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    table = rows(out)
+    assert sorted(table) == ["doejane-12345", "smithbob-23456"]
+    jane, bob = table["doejane-12345"], table["smithbob-23456"]
+    assert (jane["score"], jane["status"], jane["late"], jane["student_id"]) == ("40", "graded", "", "12345")
+    assert "doejane_12345_6789012_mha.ipynb" in jane["earlier"]
+    assert (bob["score"], bob["late"], bob["status"]) == ("0", "yes", "graded") and bob["file"].endswith("mha.ipynb")
+    for key in table:
+        folder = out / "students" / key
+        assert {"results.json", "feedback.html", "feedback.md"} <= {p.name for p in folder.iterdir()}
+    assert "__MACOSX" in (out / "report.txt").read_text()  # what was left out, and why
+
+
+def test_a_moodle_folder_and_a_gradescope_export(samples, tmp_path):
+    """Are Moodle's folders and Gradescope's export (names, ids, groups from its metadata) read and graded?"""
+    out = tmp_path / "moodle-out"
+    assert batch.grade_all(moodle_folder(samples, tmp_path / "moodle"), "mha", out, GradingConfig(), jobs=1, progress=False) == 0
+    table = rows(out)
+    assert {row["name"] for row in table.values()} == {"Jane Doe", "Bob Smith"}
+    assert {row["student_id"]: row["score"] for row in table.values()} == {"1234567": "40", "7654321": "37.37"}
+    out = tmp_path / "gradescope-out"
+    assert batch.grade_all(gradescope_export(samples, tmp_path / "gradescope"), "mha", out, GradingConfig(), jobs=1, progress=False) == 0
+    with open(out / "summary.csv", newline="") as file:
+        people = {row["name"]: row for row in csv.DictReader(file)}
+    assert sorted(people) == ["Bob Smith", "Eve Adams", "Jane Doe"]  # a group: one row per member, each with their id
+    assert people["Eve Adams"]["student_id"] == "34567" and people["Eve Adams"]["score"] == people["Bob Smith"]["score"] == "37.37"
+    assert people["Eve Adams"]["group"] == "Bob Smith, Eve Adams" and people["Jane Doe"]["group"] == ""
+    assert not any("submission_metadata" in row["key"] for row in people.values())  # the yml is no student
+    results = json.loads(next((out / "students").glob("*/results.json")).read_text())
+    assert results["extra_data"]["student"]["source"] == "gradescope"
+
+
+def test_a_rerun_grades_only_what_changed(samples, tmp_path, capsys):
+    """Is an unchanged class not graded again; a change of grading option (or --force) regrade everyone?"""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    shutil.copy(samples["buggy"], folder / "ada.ipynb")
+    out = tmp_path / "out"
+    config = GradingConfig()
+    assert batch.grade_all(folder, "mha", out, config, progress=False) == 0
+    stamp = (out / "students" / "ada" / "results.json").stat().st_mtime_ns
+    assert batch.grade_all(folder, "mha", out, config, progress=False) == 0
+    assert "0 graded, 1 unchanged" in capsys.readouterr().out
+    assert (out / "students" / "ada" / "results.json").stat().st_mtime_ns == stamp
+    assert batch.grade_all(folder, "mha", out, config.with_options(memory=1.5), progress=False) == 0
+    assert "1 graded, 0 unchanged" in capsys.readouterr().out
+    assert batch.grade_all(folder, "mha", out, config.with_options(memory=1.5), progress=False, force=True) == 0
+    assert "1 graded, 0 unchanged" in capsys.readouterr().out
+
+
+def test_the_digest_covers_what_decides_a_grade(mha):
+    """Does the grading digest change with the points, a grader, the reference or a known mistake?"""
+    config = GradingConfig()
+    digest = batch.grading_digest(mha, config)
+    files = [mha.points_path, mha.graders_dir / "test_tokenize.py", mha.reference_path, mha.folder / "mistakes.py", mha.probes_path]
+    for path in files:
+        original = path.read_bytes()
+        try:
+            path.write_bytes(original + b"\n# changed\n")
+            assert batch.grading_digest(mha, config) != digest, path.name
+        finally:
+            path.write_bytes(original)
+    assert batch.grading_digest(mha, config) == digest
+
+
+def test_any_entry_name_and_a_summary_always(samples, tmp_path):
+    """Do undecodable, shell-like and output-file names each get a row, and the summary get written?"""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    names = [b"caf\xe9.ipynb", b"summary.csv.ipynb", b"$(rm -rf x);`id`.ipynb", b"report.txt.ipynb"]
+    for name in names:
+        shutil.copy(samples["buggy"], os.path.join(os.fsencode(folder), name))
+    out = tmp_path / "out"
+    assert batch.grade_all(folder, "mha", out, GradingConfig(), jobs=2, progress=False) == 0
+    table = rows(out)
+    assert len(table) == 4 and all(row["status"] == "graded" for row in table.values())
+    assert all(key.replace("-", "").replace("_", "").replace(".", "").isalnum() for key in table)
+    assert sorted(p.name for p in out.iterdir()) == ["report.png", "report.txt", "students", "summary.csv"]
+
+
+def test_a_kit_failure_is_loud_and_no_students_zero(samples, tmp_path, monkeypatch, capsys):
+    """Does an error inside a grader give exit status 3, a column in summary.csv, a line in the report, and no score of 0?"""
+    from autograder.grade import engine, plan
+
+    collect = plan.collect
+
+    def broken(assignment):
+        checks = collect(assignment)
+        first = checks[0]
+
+        def crash(student, reference, submission, **kwargs):  # a grader bug that only one student's work meets
+            if submission is not None and submission.path.name == "ada.ipynb":
+                raise KeyError("a bug of the kit")
+            given = {"student": student, "reference": reference, "submission": submission}
+            return first.function(**{name: given[name] for name in first.fixtures}, **kwargs)
+
+        checks[0] = plan.Check(first.name, first.module, first.function_name, first.title, first.case, first.weight,
+                               first.gate, crash, first.arguments, ("student", "reference", "submission"))  # fmt: skip
+        return checks
+
+    monkeypatch.setattr(engine, "collect", broken)
+    folder = tmp_path / "class"
+    folder.mkdir()
+    shutil.copy(samples["solved"], folder / "ada.ipynb")
+    out = tmp_path / "out"
+    assert batch.grade_all(folder, "mha", out, GradingConfig(), progress=False) == 3
+    row = rows(out)["ada"]
+    assert row["status"] == "error" and "a bug of the kit" in row["reason"] and row["internal_errors"] == "1"
+    results = json.loads((out / "students" / "ada" / "results.json").read_text())
+    assert results["extra_data"]["status"] == "error" and results["extra_data"]["internal_errors"]
+    assert "ada: error" in (out / "report.txt").read_text() and "errors of the kit" in capsys.readouterr().out
+
+
+def test_the_run_stops_when_the_host_cannot_grade(samples, tmp_path, monkeypatch):
+    """When the reference itself cannot get full marks here, is nobody graded, everyone listed, and the exit status 3?"""
+    from autograder.grade.engine import Grader, HostError
+
+    def cannot(self):
+        raise HostError("this host cannot grade: the reference itself loses points")
+
+    monkeypatch.setattr(Grader, "check_host", cannot)
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for name in ("ada", "ben"):
+        shutil.copy(samples["solved"], folder / f"{name}.ipynb")
+    out = tmp_path / "out"
+    assert batch.grade_all(folder, "mha", out, GradingConfig(), progress=False) == 3
+    table = rows(out)
+    assert {row["status"] for row in table.values()} == {"error"} and all(row["score"] == "" for row in table.values())
+    assert all("the reference itself loses points" in row["reason"] for row in table.values())
+    assert "not graded (2)" in (out / "report.txt").read_text()
+
+
+def test_a_busy_neighbour_does_not_time_an_honest_student_out(mha, samples, tmp_path):
+    """With a student who spins 60 busy threads graded beside an honest one, does the honest one keep every point?"""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    hog = mha.reference_path.read_text() + '''
+
+import threading
+
+def _spin():
+    while True:
+        pass
+
+for _ in range(60):
+    threading.Thread(target=_spin, daemon=True).start()
+'''
+    (folder / "hog.py").write_text(hog)
+    shutil.copy(samples["solved"], folder / "honest.ipynb")
+    out = tmp_path / "out"
+    batch.grade_all(folder, "mha", out, GradingConfig(timeout=4.0, processes=96), jobs=2, progress=False)
+    assert rows(out)["honest"]["score"] == "40"
+
+
+def test_summary_cells_are_not_formulas():
+    """Is a name that a spreadsheet would run as a formula kept as text?"""
+    assert batch._csv_safe("=HYPERLINK(1)") == "'=HYPERLINK(1)" and batch._csv_safe("-3") == "-3"
+    assert "\\x1b" in batch._csv_safe("\x1b[2J")
+    buffer = io.StringIO()
+    csv.writer(buffer).writerow([batch._csv_safe("+cmd")])
+    assert buffer.getvalue().startswith("'+cmd")
