@@ -220,9 +220,13 @@ def causal_mask(impl, size):
 # ------------------------------------------------------------------ plots
 
 
-@probe(heads=EXACT, data=FLOAT32, x_labels=EXACT, y_labels=EXACT)
+# The colour limits the contract asks for are 0 and 1, exact in every float type.
+@probe(heads=EXACT, data=FLOAT32, x_labels=EXACT, y_labels=EXACT, limits=EXACT)
 def display_attention(impl, sentence, translation, attention, n_heads, n_rows, n_cols, requires_grad=False):
-    """The figure's heatmaps; ``requires_grad`` passes weights that carry gradients, as a layer returns them."""
+    """The figure's heatmaps; ``requires_grad`` passes weights that carry gradients, as a layer returns them.
+
+    limits: (heads, 2), each heatmap's (vmin, vmax).
+    """
     from matplotlib.figure import Figure
 
     weights = impl.tensor(attention).requires_grad_(requires_grad)
@@ -232,11 +236,12 @@ def display_attention(impl, sentence, translation, attention, n_heads, n_rows, n
     drawn = heatmaps(figure)
     close(figure)
     shape = (len(translation), len(sentence))
-    if not drawn or any(data.shape != shape for data, _, _ in drawn):
+    if not drawn or any(data.shape != shape for data, _, _, _ in drawn):
         return {"heads": np.int64(len(drawn))}
     return {
         "heads": np.int64(len(drawn)),
-        "data": np.stack([data for data, _, _ in drawn]),
-        "x_labels": np.array([x for _, x, _ in drawn], dtype=str),
-        "y_labels": np.array([y for _, _, y in drawn], dtype=str),
+        "data": np.stack([data for data, _, _, _ in drawn]),
+        "x_labels": np.array([x for _, x, _, _ in drawn], dtype=str),
+        "y_labels": np.array([y for _, _, y, _ in drawn], dtype=str),
+        "limits": np.array([limits for _, _, _, limits in drawn], dtype=np.float64),
     }
