@@ -256,13 +256,19 @@ class Grader:
         return results
 
     def _diagnose_all(self, results: list[CheckResult]) -> None:
-        """Name known mistakes once every name is graded: a name's outcome decides whether its mistakes may explain its callers."""
+        """Name known mistakes once every name is graded, called names before their callers:
+        what a name's own checks found decides which of its mistakes may explain its callers."""
+        from .mistakes import callees_first
+
         hidden = [r for r in results if r.kind == "hidden"]
         failed = {r.name for r in hidden if not r.passed}
-        for name in self.assignment.graded:
-            self._diagnose(name, [r for r in hidden if r.name == name], failed)
+        named: dict[str, set[str]] = {}
+        for name in callees_first(self.assignment):
+            mine = [r for r in hidden if r.name == name]
+            self._diagnose(name, mine, failed, named)
+            named[name] = {m for r in mine for m in r.mistakes}
 
-    def _diagnose(self, name: str, results: list[CheckResult], failed: set[str]) -> None:
+    def _diagnose(self, name: str, results: list[CheckResult], failed: set[str], named: dict[str, set[str]]) -> None:
         """Name the known mistakes that explain every failing case of a check."""
         from .mistakes import diagnose
 
@@ -274,7 +280,7 @@ class Grader:
             evidence = [c.evidence for c in failing]
             if not failing or not all(evidence):
                 continue
-            found = diagnose(self.assignment, name, evidence, failed)
+            found = diagnose(self.assignment, name, evidence, failed, named)
             for mistake in found:
                 where = "" if mistake.target == name else f" (in {mistake.target}, which {name} calls)"
                 failing[0].message += f"\nThis looks like a known mistake{where}: {mistake.message}"

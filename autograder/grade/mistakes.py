@@ -9,8 +9,9 @@ applied, it gives a wrong implementation. The kit uses the catalogue twice:
   student's code raised, when it raises the same error (type and message). A mistake
   that equals the reference on a failing case cannot explain that failure, so it is
   not named. A mistake of a called name is named only when that name itself fails
-  some check (code that passes all its own checks is not the one to fix), and then
-  the caller's own look-alike mistakes are not named beside it.
+  some check (code that passes all its own checks is not the one to fix), and only one
+  its own checks named, when they named any; the caller's own look-alike mistakes are
+  then not named beside it.
 * mutation tests: the kit's own tests grade every mistake and require that it loses
   points on its own name, is named in the feedback, and keeps full marks elsewhere.
 """
@@ -79,11 +80,20 @@ def suspects(assignment: Assignment, name: str) -> list[Mistake]:
     return [m for m in catalogue(assignment) if m.target == name or name in callers(assignment)[m.target]]
 
 
-def diagnose(assignment: Assignment, name: str, failures: list[dict], failed: set[str] | None = None) -> list[Mistake]:
+def callees_first(assignment: Assignment) -> list[str]:
+    """The graded names, each after every name it calls."""
+    calls = {name: {callee for callee, users in callers(assignment).items() if name in users} for name in assignment.graded}
+    return sorted(assignment.graded, key=lambda name: len(calls[name]))
+
+
+def diagnose(
+    assignment: Assignment, name: str, failures: list[dict], failed: set[str] | None = None, named: dict[str, set[str]] | None = None
+) -> list[Mistake]:
     """The known mistakes that explain every failing case: each {"probe_id", "inputs", "got", "keys"} or {..., "error"}.
 
     ``failed``: the graded names that lost points, when known (None: one name graded
-    alone, so any called name may be at fault).
+    alone, so any called name may be at fault); ``named``: the mistakes each called
+    name's own checks named.
     """
     if not failures:
         return []
@@ -91,6 +101,8 @@ def diagnose(assignment: Assignment, name: str, failures: list[dict], failed: se
     for mistake in suspects(assignment, name):
         if failed is not None and mistake.target != name and mistake.target not in failed:
             continue  # the called name passes all its own checks: its code is not the one to fix
+        if named and named.get(mistake.target) and mistake.id not in named[mistake.target] and mistake.target != name:
+            continue  # the called name's own checks point to another of its mistakes
         if all(_explains(assignment, mistake, failure) for failure in failures):
             found.append(mistake)
     if failed is not None and any(mistake.target != name for mistake in found):
