@@ -112,6 +112,27 @@ def positional_encoding_dropout(impl, d_model, max_length, x, p):
     return {"train": train, "eval": layer.eval()(impl.tensor(x))}
 
 
+# In train mode each output of PositionalEncoding is 0 or its eval-mode value / (1 - p):
+# one float32 multiply (or divide) apart, a few ulp.
+DROPPED_OR_SCALED = dict(rtol=1e-5, atol=1e-6)
+
+
+@probe(dropped_or_scaled=EXACT, some_dropped=EXACT)
+def positional_encoding_train_mode(impl, d_model, max_length, x, p):
+    """Whether train mode (dropout p) gives 0 or eval / (1 - p) for every output, and 0 for some.
+
+    Judged against the module's own eval-mode output, so any random draw passes, on any device.
+    """
+    layer = module(impl, "PositionalEncoding", d_model, dropout=p, max_length=max_length)
+    train = layer.train()(impl.tensor(x))
+    summed = layer.eval()(impl.tensor(x))
+    if tuple(train.shape) != tuple(summed.shape):
+        raise ContractError(f"PositionalEncoding gives shape {tuple(train.shape)} in train mode and {tuple(summed.shape)} in eval mode")
+    zero = train == 0
+    scaled = torch.isclose(train, summed / (1 - p), **DROPPED_OR_SCALED)
+    return {"dropped_or_scaled": np.bool_(bool((zero | scaled).all())), "some_dropped": np.bool_(bool(zero.any()))}
+
+
 # ------------------------------------------------------------------ heads
 
 
