@@ -334,6 +334,13 @@ MISTAKES = [
         message="The table and the indexing are sequence-first, (max_length, 1, d_model) and pe[:x.size(0)], as in PyTorch's nn.Transformer tutorials: here x is batch-first, (batch, seq, d_model), so keep pe as (1, max_length, d_model) and add pe[:, :seq].",
     ),
     Mistake(
+        id="positional_scales_x",
+        target="PositionalEncoding",
+        old="return self.dropout(x + self.pe[:, : x.size(1)])",
+        new="return self.dropout(x * math.sqrt(x.size(-1)) + self.pe[:, : x.size(1)])",
+        message="x is multiplied by sqrt(d_model) before the table is added (as in some Transformer tutorials' PositionalEncoder): that scale belongs to Embeddings. Here forward returns dropout(x + pe[:, :seq]).",
+    ),
+    Mistake(
         id="attention_key_T",
         target="scaled_dot_product_attention",
         old="scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)",
