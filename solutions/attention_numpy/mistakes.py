@@ -115,7 +115,7 @@ MISTAKES = [
         target="softmax",
         old="shifted = x - np.max(x, axis=axis, keepdims=True)  # the largest entry of each slice becomes 0",
         new="shifted = x - np.max(x)",
-        message="The largest entry of the WHOLE array is subtracted: a row whose entries are all far below it underflows to 0 / 0 = nan. Subtract each slice's own largest entry, np.max(x, axis=axis, keepdims=True).",
+        message="The largest entry of the WHOLE array is subtracted: a row whose entries are all far below it underflows to 0 / 0 = nan. Subtract each slice's own largest entry: a max along `axis` that keeps its dimension, so it broadcasts.",
     ),
     Mistake(
         id="softmax_axis_fixed_to_1",

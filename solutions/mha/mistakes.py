@@ -275,7 +275,7 @@ MISTAKES = [
         target="encode",
         old="rows = [row[:length] + [stoi[PAD]] * (length - len(row[:length])) for row in ids]",
         new="rows = [row[-length:] + [stoi[PAD]] * (length - len(row[-length:])) for row in ids]",
-        message="Rows longer than max_length lose their FIRST tokens (Keras' pad_sequences cuts at the front by default): keep the first max_length ids, row[:max_length].",
+        message="Rows longer than max_length lose their FIRST tokens (Keras' pad_sequences cuts at the front by default): keep the first max_length ids of each row.",
     ),
     Mistake(
         id="encode_ids_int32",
@@ -366,7 +366,7 @@ MISTAKES = [
         target="scaled_dot_product_attention",
         old='scores = scores.masked_fill(mask == 0, float("-inf"))',
         new='bias = torch.zeros(scores.shape[-2:], dtype=scores.dtype)\n        if mask.dtype == torch.bool:\n            bias.masked_fill_(mask.logical_not(), float("-inf"))\n        else:\n            bias = mask + bias\n        scores = scores + bias',
-        message="The mask becomes a (q_len, k_len) bias filled in place, as in the 'equivalent' code of PyTorch's scaled_dot_product_attention documentation: a (batch, 1, 1, k_len) mask cannot be written into it, and a 0/1 integer mask is ADDED to the scores instead of blocking the zeros. Use scores.masked_fill(mask == 0, float('-inf')), which broadcasts.",
+        message="The mask becomes a (q_len, k_len) bias filled in place, as in the 'equivalent' code of PyTorch's scaled_dot_product_attention documentation: a (batch, 1, 1, k_len) mask cannot be written into it, and a 0/1 integer mask is ADDED to the scores instead of blocking the zeros. Block the blocked keys' scores with masked_fill on the scores themselves: it broadcasts any mask shape the contract allows.",
     ),
     Mistake(
         id="combine_heads_view_not_contiguous",
@@ -450,7 +450,7 @@ MISTAKES = [
         target="display_attention",
         old="ax.set_xticks(range(len(sentence)), labels=sentence, rotation=90)\n        ax.set_yticks(range(len(translation)), labels=translation)",
         new='ax.set_xticklabels([""] + sentence, rotation=90)\n        ax.set_yticklabels([""] + translation)',
-        message="The labels ([''] + tokens) sit on matplotlib's automatic ticks, which fall on every cell only for short sentences (about 9 tokens): from 10 on they are off. Put one tick per token, ax.set_xticks(range(len(sentence)), labels=sentence) (or set MultipleLocator(1)).",
+        message="The labels ([''] + tokens) sit on matplotlib's automatic ticks, which fall on every cell only for short sentences (about 9 tokens): from 10 on they are off. Give every cell its own tick and label (set the tick positions with the labels, or a MultipleLocator(1)), with no '' in front.",
     ),
     Mistake(
         id="display_colours_not_fixed",
