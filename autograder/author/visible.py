@@ -2,8 +2,8 @@
 
 For each visible check of an assignment (solutions/<name>/visible.py) it stores the
 inputs, the reference's outputs, and the outputs of every known mistake that differs
-on those inputs, so that a student's check can name the mistake without any reference
-code. It also summarises the hidden checks (how many, and what each verifies), without
+on those inputs (or the error it raises, without the place), so that a student's check
+can name the mistake without any reference code. It also summarises the hidden checks (how many, and what each verifies), without
 their inputs. The format is read by autograder/public/selfcheck.py.
 """
 
@@ -19,7 +19,7 @@ from ..grade import mistakes as catalogue
 from ..grade.reference import Reference
 from ..public import wire
 from ..public.compare import matches
-from ..public.probing import PROBES, Tolerance
+from ..public.probing import PROBES, Tolerance, error_kind
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,9 @@ def visible_checks(assignment: Assignment, reference: Reference) -> list[dict]:
         mistakes = []
         for mistake in catalogue.suspects(assignment, case.name):
             outputs, error = catalogue.mutant(assignment, mistake).outputs(probe_id, case.inputs)
-            if error is None and not matches(outputs, expected, {key: tolerances[key] for key in keys}):
+            if error is not None:
+                mistakes.append({"id": mistake.id, "message": mistake.message, "error": error_kind(error)})
+            elif not matches(outputs, expected, {key: tolerances[key] for key in keys}):
                 mistakes.append({"id": mistake.id, "message": mistake.message, "outputs": _select(outputs, keys)})
         meta, arrays = wire.pack(case.inputs)
         checks.append(
@@ -96,9 +98,9 @@ def equivalent(old: dict, new: dict) -> bool:
         tolerances = PROBES[a["probe"]].tolerances
         if not _same_outputs(a["expected"], b["expected"], tolerances):
             return False
-        if [(m["id"], m["message"]) for m in a["mistakes"]] != [(m["id"], m["message"]) for m in b["mistakes"]]:
+        if [(m["id"], m["message"], m.get("error")) for m in a["mistakes"]] != [(m["id"], m["message"], m.get("error")) for m in b["mistakes"]]:
             return False
-        if not all(_same_outputs(m["outputs"], n["outputs"], tolerances) for m, n in zip(a["mistakes"], b["mistakes"])):
+        if not all(_same_outputs(m.get("outputs", {}), n.get("outputs", {}), tolerances) for m, n in zip(a["mistakes"], b["mistakes"])):
             return False
     return True
 

@@ -37,7 +37,9 @@ class InProcessStudent:
 
         outputs, error = run_probe(probe_id, self.impl, copy.deepcopy(inputs))  # the student may change its inputs
         if error:
-            raise StudentError(error)
+            problem = StudentError(error)
+            problem.evidence = {"probe_id": probe_id, "inputs": inputs, "error": error}  # as the sandboxed route records it
+            raise problem
         return outputs
 
     def error_of(self, probe_id: str, inputs: dict) -> str | None:

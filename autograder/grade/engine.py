@@ -52,7 +52,12 @@ class StudentView:
     def run(self, probe_id: str, inputs: dict) -> dict:
         from ..public import wire
 
-        return self._session.run(self.name, probe_id, inputs, self._sizes.get(wire.digest(probe_id, inputs), 1 << 20))
+        try:
+            return self._session.run(self.name, probe_id, inputs, self._sizes.get(wire.digest(probe_id, inputs), 1 << 20))
+        except StudentError as error:
+            # The call that raised, so that a known mistake raising the same error can be named.
+            error.evidence = {"probe_id": probe_id, "inputs": inputs, "error": str(error)}
+            raise
 
     def error_of(self, probe_id: str, inputs: dict) -> str | None:
         """The probe's error on the student's code, or None when it answered."""
@@ -99,6 +104,7 @@ def run_check(check: Check, fixtures: dict) -> CheckResult:
         result.evidence = error.evidence or None
     except StudentError as error:
         result.passed, result.message = False, clean(str(error))
+        result.evidence = getattr(error, "evidence", None)
     except Exception as error:  # the grader itself broke
         result.passed, result.internal_error = False, True
         result.message = (
@@ -243,16 +249,27 @@ class Grader:
             mine = [run_check(check, fixtures) for check in self.plan if check.name == name]
             for result in mine:
                 result.process_failure = not result.passed and _process_level(result.message)
-            self._diagnose(name, mine)
+                if result.process_failure:
+                    result.evidence = None  # a dead or hung process is no known mistake's doing
             results += mine
             results += self._visible_results(name, view)
+        self._diagnose_all(results)
         return results
 
     def _diagnose_all(self, results: list[CheckResult]) -> None:
-        for name in self.assignment.graded:
-            self._diagnose(name, [r for r in results if r.name == name and r.kind == "hidden"])
+        """Name known mistakes once every name is graded, called names before their callers:
+        what a name's own checks found decides which of its mistakes may explain its callers."""
+        from .mistakes import callees_first
 
-    def _diagnose(self, name: str, results: list[CheckResult]) -> None:
+        hidden = [r for r in results if r.kind == "hidden"]
+        failed = {r.name for r in hidden if not r.passed}
+        named: dict[str, set[str]] = {}
+        for name in callees_first(self.assignment):
+            mine = [r for r in hidden if r.name == name]
+            self._diagnose(name, mine, failed, named)
+            named[name] = {m for r in mine for m in r.mistakes}
+
+    def _diagnose(self, name: str, results: list[CheckResult], failed: set[str], named: dict[str, set[str]]) -> None:
         """Name the known mistakes that explain every failing case of a check."""
         from .mistakes import diagnose
 
@@ -264,7 +281,7 @@ class Grader:
             evidence = [c.evidence for c in failing]
             if not failing or not all(evidence):
                 continue
-            found = diagnose(self.assignment, name, evidence)
+            found = diagnose(self.assignment, name, evidence, failed, named)
             for mistake in found:
                 where = "" if mistake.target == name else f" (in {mistake.target}, which {name} calls)"
                 failing[0].message += f"\nThis looks like a known mistake{where}: {mistake.message}"

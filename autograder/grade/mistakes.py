@@ -5,9 +5,13 @@ applied, it gives a wrong implementation. The kit uses the catalogue twice:
 
 * feedback: when a check fails, the mistakes of that name (and of the graded names it
   calls) run the same probes; a mistake is named when its outputs equal the student's
-  on every failing case of the check (kind, shape, dtype and values). A mistake that
-  equals the reference on a failing case cannot explain that failure, so it is not
-  named.
+  on every failing case of the check (kind, shape, dtype and values), or, where the
+  student's code raised, when it raises the same error (type and message). A mistake
+  that equals the reference on a failing case cannot explain that failure, so it is
+  not named. A mistake of a called name is named only when that name itself fails
+  some check (code that passes all its own checks is not the one to fix), and only one
+  its own checks named, when they named any; the caller's own look-alike mistakes are
+  then not named beside it.
 * mutation tests: the kit's own tests grade every mistake and require that it loses
   points on its own name, is named in the feedback, and keeps full marks elsewhere.
 """
@@ -21,7 +25,7 @@ from functools import lru_cache
 from ..assignment import Assignment
 from ..errors import KitError
 from ..public.compare import matches
-from ..public.probing import PROBES
+from ..public.probing import PROBES, error_kind
 from .reference import Reference, exec_source
 
 
@@ -76,23 +80,44 @@ def suspects(assignment: Assignment, name: str) -> list[Mistake]:
     return [m for m in catalogue(assignment) if m.target == name or name in callers(assignment)[m.target]]
 
 
-def diagnose(assignment: Assignment, name: str, failures: list[dict]) -> list[Mistake]:
-    """The known mistakes that explain every failing case: each {"probe_id", "inputs", "got", "keys"}."""
+def callees_first(assignment: Assignment) -> list[str]:
+    """The graded names, each after every name it calls."""
+    calls = {name: {callee for callee, users in callers(assignment).items() if name in users} for name in assignment.graded}
+    return sorted(assignment.graded, key=lambda name: len(calls[name]))
+
+
+def diagnose(
+    assignment: Assignment, name: str, failures: list[dict], failed: set[str] | None = None, named: dict[str, set[str]] | None = None
+) -> list[Mistake]:
+    """The known mistakes that explain every failing case: each {"probe_id", "inputs", "got", "keys"} or {..., "error"}.
+
+    ``failed``: the graded names that lost points, when known (None: one name graded
+    alone, so any called name may be at fault); ``named``: the mistakes each called
+    name's own checks named.
+    """
     if not failures:
         return []
     found = []
     for mistake in suspects(assignment, name):
+        if failed is not None and mistake.target != name and mistake.target not in failed:
+            continue  # the called name passes all its own checks: its code is not the one to fix
+        if named and named.get(mistake.target) and mistake.id not in named[mistake.target] and mistake.target != name:
+            continue  # the called name's own checks point to another of its mistakes
         if all(_explains(assignment, mistake, failure) for failure in failures):
             found.append(mistake)
+    if failed is not None and any(mistake.target != name for mistake in found):
+        found = [mistake for mistake in found if mistake.target != name]  # the called name's mistake comes first
     return found
 
 
 def _explains(assignment: Assignment, mistake: Mistake, failure: dict) -> bool:
-    tolerances = PROBES[failure["probe_id"]].tolerances
-    keys = failure.get("keys") or list(tolerances)
-    compared = {key: tolerances[key] for key in keys}
     try:
         outputs, error = mutant(assignment, mistake).outputs(failure["probe_id"], failure["inputs"])
     except Exception:  # a broken catalogue entry must not break a grading; the kit's tests catch it
         return False
+    if "error" in failure:
+        return error is not None and error_kind(error) == error_kind(failure["error"])
+    tolerances = PROBES[failure["probe_id"]].tolerances
+    keys = failure.get("keys") or list(tolerances)
+    compared = {key: tolerances[key] for key in keys}
     return error is None and matches(failure["got"], outputs, compared)

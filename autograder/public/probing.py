@@ -15,6 +15,7 @@ A probe whose graded name takes no tensor (``encode``, ``make_causal_mask``) dec
 
 from __future__ import annotations
 
+import re
 import sys
 import traceback
 from dataclasses import dataclass
@@ -179,6 +180,16 @@ def describe_exception(error: BaseException) -> str:
             where = f" (in {function}{frame_name(frame.filename)}, line {frame.lineno}{quote})"
             break
     return f"{type(error).__name__}: {message}{where}" if message else f"{type(error).__name__}{where}"
+
+
+# The place describe_exception appends: " (in function, file, line 12: the line)".
+_WHERE = re.compile(r" \(in [^()]*?, line \d+(?::.*)?\)$")
+
+
+def error_kind(error: str) -> str:
+    """An error's type and message without the place it was raised: the same mistake raises
+    the same error in a student's file and in the kit's copy of the reference."""
+    return _WHERE.sub("", error.strip())
 
 
 # The kit's own files: autograder/ in the kit, the in-memory modules of a self-check bundle.

@@ -9,7 +9,7 @@ only its outputs on these few inputs.
 The visible data (built by autograder/author/visible.py):
 
     {"assignment": name,
-     "checks": [{name, title, probe, keys, inputs, arrays, expected, mistakes: [{id, message, outputs}]}],
+     "checks": [{name, title, probe, keys, inputs, arrays, expected, mistakes: [{id, message, outputs or error}]}],
      "hidden": {name: {cases, titles}}}
 
 The same judging serves the student's notebook (public/notebook.py, outputs from this
@@ -26,7 +26,7 @@ import numpy as np
 from . import wire
 from .compare import differences, matches
 from .loader import STUB_MARKER
-from .probing import PROBES, Implementation, run_probe
+from .probing import PROBES, Implementation, error_kind, run_probe
 
 
 @dataclass
@@ -96,7 +96,9 @@ def judge(check: dict, got: dict, error: str | None, device: str = "cpu") -> Out
     name, title = check["name"], check["title"]
     if error:
         not_done = STUB_MARKER in error
-        return Outcome(name, title, False, error, not_done=not_done)
+        named = [m for m in check["mistakes"] if m.get("error") is not None and m["error"] == error_kind(error)]
+        message = error + "".join(f"\nThis looks like a known mistake: {m['message']}" for m in named)
+        return Outcome(name, title, False, message, tuple(m["id"] for m in named), not_done=not_done)
     probe = PROBES[check["probe"]]
     keys = check["keys"] or list(probe.tolerances)
     tolerances = {key: probe.tolerances[key] for key in keys}
@@ -105,7 +107,7 @@ def judge(check: dict, got: dict, error: str | None, device: str = "cpu") -> Out
     if not problems:
         return Outcome(name, title, True)
     message, named = problems[0], []
-    for mistake in check["mistakes"]:
+    for mistake in (m for m in check["mistakes"] if "outputs" in m):
         wrong = {key: wire.array_from_json(value) for key, value in mistake["outputs"].items()}
         if matches(got, wrong, {key: tolerances[key] for key in keys if key in wrong}):
             message += f"\nThis looks like a known mistake: {mistake['message']}"

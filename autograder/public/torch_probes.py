@@ -94,8 +94,8 @@ def fixed_dropout(keep, p: float, impl):
 # ------------------------------------------------------------------ figures
 
 
-def heatmaps(figure) -> list[tuple[np.ndarray, list[str], list[str]]]:
-    """(data, label of each column, label of each row) of every heatmap a figure draws."""
+def heatmaps(figure) -> list[tuple[np.ndarray, list[str], list[str], tuple[float, float]]]:
+    """(data, label of each column, label of each row, colour limits) of every heatmap a figure draws."""
     found = [heatmap(ax) for ax in figure.axes]
     return [h for h in found if h is not None]
 
@@ -107,13 +107,17 @@ def close(figure) -> None:
 
 
 def heatmap(ax):
-    """(data, label of each column, label of each row) of the heatmap an axes draws, or None."""
+    """(data, label of each column, label of each row, colour limits) of the heatmap an axes draws, or None.
+
+    The colour limits are the (vmin, vmax) of the heatmap's norm: the weights drawn
+    black and white.
+    """
     from matplotlib.collections import QuadMesh
 
     if getattr(ax, "_colorbar", None) is not None or ax.get_label() == "<colorbar>":
         return None  # a colorbar's axes draws its scale, not a head
     if ax.images:
-        image = ax.images[0]
+        image = drawn = ax.images[0]
         data = np.asarray(image.get_array(), dtype=np.float64)
         left, right, bottom, top = image.get_extent()
         if image.origin == "upper":
@@ -125,11 +129,18 @@ def heatmap(ax):
         meshes = [c for c in ax.collections if isinstance(c, QuadMesh)]
         if not meshes:
             return None
-        coordinates = meshes[0].get_coordinates()  # (rows + 1, columns + 1, 2)
+        drawn = meshes[0]
+        coordinates = drawn.get_coordinates()  # (rows + 1, columns + 1, 2)
         column_edges = coordinates[0, :, 0]
         row_edges = coordinates[:, 0, 1]
-        data = np.asarray(meshes[0].get_array(), dtype=np.float64).reshape(len(row_edges) - 1, len(column_edges) - 1)
-    return data, labels_by_cell(ax.xaxis, column_edges), labels_by_cell(ax.yaxis, row_edges)
+        data = np.asarray(drawn.get_array(), dtype=np.float64).reshape(len(row_edges) - 1, len(column_edges) - 1)
+    return data, labels_by_cell(ax.xaxis, column_edges), labels_by_cell(ax.yaxis, row_edges), colour_limits(drawn)
+
+
+def colour_limits(drawn) -> tuple[float, float]:
+    """(vmin, vmax) of an image's or a mesh's norm; nan where the norm has none yet."""
+    low, high = drawn.get_clim()
+    return (np.nan if low is None else float(low), np.nan if high is None else float(high))
 
 
 def tick_labels(axis) -> list[tuple[float, str]]:

@@ -110,4 +110,64 @@ MISTAKES = [
         new="heads.append(qkv_attention(x, W_q[:, columns], W_k[:, columns], W_v[:, columns], scale=False))",
         message="The heads' scores are not scaled: every head divides its scores by sqrt(d_k), d_k = d_model // n_heads.",
     ),
+    Mistake(
+        id="softmax_global_max",
+        target="softmax",
+        old="shifted = x - np.max(x, axis=axis, keepdims=True)  # the largest entry of each slice becomes 0",
+        new="shifted = x - np.max(x)",
+        message="The largest entry of the WHOLE array is subtracted: a row whose entries are all far below it underflows to 0 / 0 = nan. Subtract each slice's own largest entry: a max along `axis` that keeps its dimension, so it broadcasts.",
+    ),
+    Mistake(
+        id="softmax_axis_fixed_to_1",
+        target="softmax",
+        old="""    shifted = x - np.max(x, axis=axis, keepdims=True)  # the largest entry of each slice becomes 0
+    exponentials = np.exp(shifted)
+    return exponentials / np.sum(exponentials, axis=axis, keepdims=True)""",
+        new="""    shifted = x - np.max(x, axis=1, keepdims=True)
+    exponentials = np.exp(shifted)
+    return exponentials / np.sum(exponentials, axis=1, keepdims=True)""",
+        message="The axis is fixed to 1: right for the rows of a matrix only (a vector has no axis 1, and axis=0 asks for the columns). Pass the `axis` argument on to np.max and np.sum.",
+    ),
+    Mistake(
+        id="qkv_scaled_by_n_tokens",
+        target="qkv_attention",
+        old="scores = scores / np.sqrt(k.shape[-1])",
+        new="scores = scores / np.sqrt(k.shape[0])",
+        message="The scores are divided by the square root of the number of tokens (len(k) and k.shape[0] count rows): divide by sqrt(d_k), the width of the keys, k.shape[-1].",
+    ),
+    Mistake(
+        id="positional_exponent_per_column",
+        target="positional_encoding",
+        old="pe[:, 0::2] = np.sin(angle)\n    pe[:, 1::2] = np.cos(angle)",
+        new="pe[:, 0::2] = np.sin(position / 10000 ** (2 * two_i / d_model))\n    pe[:, 1::2] = np.cos(position / 10000 ** ((2 * two_i + 2) / d_model))",
+        message="Each column has its own exponent, 2 * column / d_model: columns 2i and 2i+1 share one exponent, 2i / d_model. Compute the angle per pair of columns, not per column.",
+    ),
+    Mistake(
+        id="positional_sin_cos_concatenated",
+        target="positional_encoding",
+        old="pe[:, 0::2] = np.sin(angle)\n    pe[:, 1::2] = np.cos(angle)",
+        new="pe[:, : d_model // 2] = np.sin(angle)\n    pe[:, d_model // 2 :] = np.cos(angle)",
+        message="The sines fill the first half of the columns and the cosines the second (concatenated): interleave them, sine in the even columns [:, 0::2], cosine in the odd ones [:, 1::2].",
+    ),
+    Mistake(
+        id="positional_sin_cos_on_rows",
+        target="positional_encoding",
+        old="pe[:, 0::2] = np.sin(angle)\n    pe[:, 1::2] = np.cos(angle)",
+        new="pe[:, 0::2] = angle\n    pe[:, 1::2] = angle\n    pe[0::2] = np.sin(pe[0::2])\n    pe[1::2] = np.cos(pe[1::2])",
+        message="The sine and cosine go to every other ROW (position): [0::2] on the first axis picks positions. Index the columns, [:, 0::2] and [:, 1::2].",
+    ),
+    Mistake(
+        id="positional_first_row_zero",
+        target="positional_encoding",
+        old="    return pe\n",
+        new="    pe[0] = 0.0\n    return pe\n",
+        message="Position 0 is all zeros: its sine columns are sin(0) = 0, but its cosine columns are cos(0) = 1. Compute row 0 like the others (no special case for pos = 0).",
+    ),
+    Mistake(
+        id="mha_scaled_by_d_model",
+        target="multi_head_attention",
+        old="heads.append(qkv_attention(x, W_q[:, columns], W_k[:, columns], W_v[:, columns]))",
+        new="heads.append(qkv_attention(x, W_q[:, columns] / np.sqrt(n_heads), W_k[:, columns], W_v[:, columns]))",
+        message="Each head divides its scores by sqrt(d_model): a head works on d_k = d_model // n_heads features, so the scale is 1/sqrt(d_k) (qkv_attention does it for you).",
+    ),
 ]

@@ -112,6 +112,27 @@ def positional_encoding_dropout(impl, d_model, max_length, x, p):
     return {"train": train, "eval": layer.eval()(impl.tensor(x))}
 
 
+# In train mode each output of PositionalEncoding is 0 or its eval-mode value / (1 - p):
+# one float32 multiply (or divide) apart, a few ulp.
+DROPPED_OR_SCALED = dict(rtol=1e-5, atol=1e-6)
+
+
+@probe(dropped_or_scaled=EXACT, some_dropped=EXACT)
+def positional_encoding_train_mode(impl, d_model, max_length, x, p):
+    """Whether train mode (dropout p) gives 0 or eval / (1 - p) for every output, and 0 for some.
+
+    Judged against the module's own eval-mode output, so any random draw passes, on any device.
+    """
+    layer = module(impl, "PositionalEncoding", d_model, dropout=p, max_length=max_length)
+    train = layer.train()(impl.tensor(x))
+    summed = layer.eval()(impl.tensor(x))
+    if tuple(train.shape) != tuple(summed.shape):
+        raise ContractError(f"PositionalEncoding gives shape {tuple(train.shape)} in train mode and {tuple(summed.shape)} in eval mode")
+    zero = train == 0
+    scaled = torch.isclose(train, summed / (1 - p), **DROPPED_OR_SCALED)
+    return {"dropped_or_scaled": np.bool_(bool((zero | scaled).all())), "some_dropped": np.bool_(bool(zero.any()))}
+
+
 # ------------------------------------------------------------------ heads
 
 
@@ -220,9 +241,13 @@ def causal_mask(impl, size):
 # ------------------------------------------------------------------ plots
 
 
-@probe(heads=EXACT, data=FLOAT32, x_labels=EXACT, y_labels=EXACT)
+# The colour limits the contract asks for are 0 and 1, exact in every float type.
+@probe(heads=EXACT, data=FLOAT32, x_labels=EXACT, y_labels=EXACT, limits=EXACT)
 def display_attention(impl, sentence, translation, attention, n_heads, n_rows, n_cols, requires_grad=False):
-    """The figure's heatmaps; ``requires_grad`` passes weights that carry gradients, as a layer returns them."""
+    """The figure's heatmaps; ``requires_grad`` passes weights that carry gradients, as a layer returns them.
+
+    limits: (heads, 2), each heatmap's (vmin, vmax).
+    """
     from matplotlib.figure import Figure
 
     weights = impl.tensor(attention).requires_grad_(requires_grad)
@@ -232,11 +257,12 @@ def display_attention(impl, sentence, translation, attention, n_heads, n_rows, n
     drawn = heatmaps(figure)
     close(figure)
     shape = (len(translation), len(sentence))
-    if not drawn or any(data.shape != shape for data, _, _ in drawn):
+    if not drawn or any(data.shape != shape for data, _, _, _ in drawn):
         return {"heads": np.int64(len(drawn))}
     return {
         "heads": np.int64(len(drawn)),
-        "data": np.stack([data for data, _, _ in drawn]),
-        "x_labels": np.array([x for _, x, _ in drawn], dtype=str),
-        "y_labels": np.array([y for _, _, y in drawn], dtype=str),
+        "data": np.stack([data for data, _, _, _ in drawn]),
+        "x_labels": np.array([x for _, x, _, _ in drawn], dtype=str),
+        "y_labels": np.array([y for _, _, y, _ in drawn], dtype=str),
+        "limits": np.array([limits for _, _, _, limits in drawn], dtype=np.float64),
     }

@@ -17,10 +17,12 @@ CORPORA = {
 
 def test_pad_is_0_and_unk_is_1(student):
     """gives <pad> the id 0 and <unk> the id 1"""
-    got = student.run(probes.build_vocab.probe_id, {"texts": ["the cat sat"]})
+    case = {"texts": ["the cat sat"]}
+    got = student.run(probes.build_vocab.probe_id, case)
+    evidence = {"probe_id": probes.build_vocab.probe_id, "inputs": case, "got": got, "keys": ("words", "ids")}
     pairs = dict(zip(got.get("words", []), got.get("ids", [])))
-    require(pairs.get("<pad>") == 0, f"<pad> should have id 0, has {pairs.get('<pad>')}")
-    require(pairs.get("<unk>") == 1, f"<unk> should have id 1, has {pairs.get('<unk>')}")
+    require(pairs.get("<pad>") == 0, f"<pad> should have id 0, has {pairs.get('<pad>')}", evidence)
+    require(pairs.get("<unk>") == 1, f"<unk> should have id 1, has {pairs.get('<unk>')}", evidence)
 
 
 @pytest.mark.weight(2)

@@ -16,10 +16,18 @@ def weights(seed, *shape):
 
 
 # Few heads on purpose: drawing costs the student's process milliseconds per head.
+# Labels that only line up with matplotlib's automatic ticks (one per cell up to about
+# 9 cells, every 2 or 5 cells beyond) are right for short sentences only: one case
+# has 12 keys and 10 queries.
 CASES = {  # sentence (keys, x axis), translation (queries, y axis), heads, rows, cols
     "4 heads on a 2 x 2 grid": (["i", "wonder", "what", "will", "come", "next"], None, 4, 2, 2),
     "queries differ from keys, 2 heads on 2 x 1": (["das", "ist", "ein", "haus", "jetzt"], ["this", "is", "a"], 2, 2, 1),
     "one head": (["attention", "please"], None, 1, 1, 1),
+    "12 keys, 10 queries, 2 heads on 1 x 2": (
+        ["the", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog", "and", "runs", "away"],
+        ["der", "schnelle", "braune", "fuchs", "springt", "über", "den", "faulen", "hund", "weg"],
+        2, 1, 2,
+    ),
 }
 
 
@@ -48,6 +56,12 @@ def test_one_heatmap_per_head(student, reference, case):
 def test_tokens_label_the_axes(student, reference, case):
     """labels the columns with the sentence and the rows with the translation"""
     expect_same(student, reference, probes.display_attention, inputs(89, *case), keys=("x_labels", "y_labels"))
+
+
+@pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
+def test_colours_from_0_to_1(student, reference, case):
+    """draws every head on one colour scale, from weight 0 to weight 1 (vmin=0, vmax=1)"""
+    expect_same(student, reference, probes.display_attention, inputs(89, *case), keys=("limits",))
 
 
 def test_accepts_weights_that_carry_gradients(student, reference):

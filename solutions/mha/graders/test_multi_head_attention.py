@@ -70,16 +70,19 @@ def test_gradients(student, reference, make):
 
 
 def test_dropout_on_the_weights(student, reference):
-    """in train mode, applies self.dropout to the attention weights only"""
+    """in train mode, applies self.dropout to the attention weights only, and returns the weights before dropout"""
     case = inputs(83, 2, 4, 4, 8, 2, keep=keep_mask(11, 4, 4), p=0.5)
+    expect_same(student, reference, probes.multi_head_attention, case, keys=("attn_probs",), what="attn_probs must be returned before dropout")
     expect_same(student, reference, probes.multi_head_attention, case, keys=("output",), what="self.dropout on the attention weights")
 
 
 def test_refuses_heads_that_do_not_divide_d_model(student, reference):
     """raises an error in the constructor when n_heads does not divide d_model"""
     for d_model, n_heads in [(10, 3), (8, 3)]:
-        got = student.run(probes.multi_head_attention_indivisible.probe_id, {"d_model": d_model, "n_heads": n_heads})
-        require(bool(got["raised"]), f"MultiHeadAttention({d_model}, {n_heads}) should raise an error: {d_model} heads cannot be split into {n_heads} equal parts")
+        sizes = {"d_model": d_model, "n_heads": n_heads}
+        got = student.run(probes.multi_head_attention_indivisible.probe_id, sizes)
+        evidence = {"probe_id": probes.multi_head_attention_indivisible.probe_id, "inputs": sizes, "got": got, "keys": ("raised",)}
+        require(bool(got["raised"]), f"MultiHeadAttention({d_model}, {n_heads}) should raise an error: d_model {d_model} cannot be split into {n_heads} equal heads", evidence)
 
 
 @pytest.mark.gate

@@ -44,9 +44,11 @@ def test_adds_the_table(student, reference, shape):
 
 def test_nothing_is_trained(student):
     """has no trainable parameters and keeps pe as a buffer"""
-    got = student.run(probes.positional_encoding.probe_id, inputs(1, 8, 10, 1, 3))
-    require(int(got["trainable"]) == 0, f"PositionalEncoding has {int(got['trainable'])} trainable numbers; the table must not be trained: use register_buffer, not nn.Parameter")
-    require(bool(got["buffer"]), "PositionalEncoding should keep its table as a buffer named pe: self.register_buffer('pe', table)")
+    case = inputs(1, 8, 10, 1, 3)
+    got = student.run(probes.positional_encoding.probe_id, case)
+    evidence = {"probe_id": probes.positional_encoding.probe_id, "inputs": case, "got": got, "keys": ("trainable", "buffer")}
+    require(int(got["trainable"]) == 0, f"PositionalEncoding has {int(got['trainable'])} trainable numbers; the table must not be trained: use register_buffer, not nn.Parameter", evidence)
+    require(bool(got["buffer"]), "PositionalEncoding should keep its table as a buffer named pe: self.register_buffer('pe', table)", evidence)
 
 
 def test_dropout_after_adding(student):

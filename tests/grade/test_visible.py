@@ -1,0 +1,92 @@
+"""Do the visible checks catch the known mistakes, on inputs that the hidden checks never use?"""
+import warnings
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+from autograder import assignment as assignments
+from autograder.author.visible import visible_data
+from autograder.grade import mistakes as mutants
+from autograder.grade.engine import ReferenceView, run_check
+from autograder.grade.plan import collect
+from autograder.grade.reference import Reference
+from autograder.public import wire
+from autograder.public.selfcheck import VisibleChecks
+
+from ..conftest import NAMES
+
+CATALOGUE = [(name, mistake) for name in NAMES for mistake in mutants.catalogue(assignments.get(name))]
+
+# Known mistakes that no visible check catches, with the reason; keep this short. A
+# visible check that caught one of these would have to show what a hidden one checks.
+UNCAUGHT: dict[str, str] = {}
+
+
+@lru_cache(maxsize=None)
+def checks_of(name: str) -> VisibleChecks:
+    return VisibleChecks(visible_data(assignments.get(name)))
+
+
+@lru_cache(maxsize=None)
+def hidden_calls(name: str) -> tuple[tuple[str, dict], ...]:
+    """Every (probe id, inputs) the hidden checks ask of a submission, found by running them on the reference."""
+    assignment = assignments.get(name)
+    reference = Reference.of(assignment)
+    record: list = []
+    for check in collect(assignment):
+        run_check(check, {"student": ReferenceView(reference, record=record), "reference": reference, "submission": None})
+    return tuple(record)
+
+
+def _data_inputs(inputs: dict) -> dict:
+    """The inputs a student could copy: arrays of more than one number, texts and token lists."""
+    return {
+        key: value
+        for key, value in inputs.items()
+        if (isinstance(value, np.ndarray) and value.size > 1) or isinstance(value, (str, list, tuple, dict))
+    }
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape and bool(np.array_equal(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[key], b[key]) for key in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_visible_inputs_are_not_hidden_ones(name):
+    """Does every visible check use inputs of its own: no hidden call, and no text or array of one?"""
+    hidden = hidden_calls(name)
+    digests = {wire.digest(probe_id, inputs) for probe_id, inputs in hidden}
+    for case in assignments.get(name).module("visible").VISIBLE:
+        probe_id = case.probe.probe_id
+        assert wire.digest(probe_id, case.inputs) not in digests, case.title
+        for key, value in _data_inputs(case.inputs).items():
+            shared = [inputs for hidden_probe, inputs in hidden if hidden_probe == probe_id and key in inputs and _same(inputs[key], value)]
+            assert not shared, f"{case.title}: its {key} is a hidden input"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, mistake", CATALOGUE, ids=[f"{name}-{m.id}" for name, m in CATALOGUE])
+def test_every_catalogued_mistake_fails_its_visible_check(name, mistake):
+    """Does a visible check of the mistake's name fail on it, and name it?"""
+    checks = checks_of(name)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):  # a mutant may overflow or mislabel on purpose
+        warnings.simplefilter("ignore")
+        outcomes = checks.run(mutants.mutant(assignments.get(name), mistake).impl, mistake.target)
+    failed = [outcome for outcome in outcomes if not outcome.passed]
+    if mistake.id in UNCAUGHT:
+        assert not failed, f"{mistake.id} is caught now: take it out of UNCAUGHT"
+        return
+    assert failed, f"no visible check of {mistake.target} fails on {mistake.id}"
+    assert any(mistake.id in outcome.mistakes for outcome in failed), f"the visible checks that fail do not name {mistake.id}"
+
+
+def test_uncaught_mistakes_are_catalogued():
+    """Does every exception of the visible checks name a catalogued mistake?"""
+    assert set(UNCAUGHT) <= {mistake.id for _, mistake in CATALOGUE}
