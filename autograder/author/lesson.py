@@ -123,17 +123,27 @@ def with_needs(assignment: Assignment, cells: list[LessonCell]) -> list[LessonCe
             raise KitError(f"{assignment.lesson_path}: a demo cell does not parse ({error}):\n{body}") from None
         needs: set[str] = set()
         for statement in tree.body:  # statement by statement: `d_model = 8` needs nothing
-            used = {node.id for node in ast.walk(statement) if isinstance(node, ast.Name)}
-            mine = {name for name in used if name in graded}
-            for name in used:
+            mine = {name for name in _reads(statement) if name in graded}
+            for name in _reads(statement):
                 mine |= made_from.get(name, set())
             for name in _defined(statement):
-                made_from[name] = made_from.get(name, set()) | mine
+                # A binding makes the name anew (a demo's loops run); `x += ...` keeps what x was made from.
+                keep = made_from.get(name, set()) if isinstance(statement, ast.AugAssign) else set()
+                made_from[name] = keep | mine
             needs |= mine
         ordered = [name for name in graded if name in needs]
         text = (f"# needs: {', '.join(ordered)}\n" if ordered else "") + body.lstrip("\n")
         result.append(replace(cell, text=text))
     return result
+
+
+def _reads(statement: ast.stmt) -> set[str]:
+    """The names a statement reads: for an assignment, those of its value (and of its targets' indices);
+    for other statements, the names it loads without binding them itself (a loop's variable is its own)."""
+    loads = {node.id for node in ast.walk(statement) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+    if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        return loads | ({statement.target.id} if isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name) else set())
+    return loads - _defined(statement)
 
 
 def _defined(tree: ast.AST) -> set[str]:

@@ -176,7 +176,7 @@ def display_attention(sentence: list, translation: list, attention: Tensor,
     for i in range(n_heads):
         ax = fig.add_subplot(n_rows, n_cols, i + 1)
         _attention = attention[i, :, :].cpu().detach().numpy()
-        cax = ax.matshow(_attention, cmap="bone", vmin=0, vmax=1)
+        cax = ax.matshow(_attention, cmap="bone")
         fig.colorbar(cax, ax=ax)
         ax.tick_params(labelsize=12)
         ax.set_xticks(range(len(sentence)))

@@ -121,7 +121,7 @@ def display_attention(sentence, translation, attention, n_heads=8, n_rows=4, n_c
     fig = plt.figure(figsize=(3 * n_cols, 3 * n_rows))
     for head in range(n_heads):
         ax = fig.add_subplot(n_rows, n_cols, head + 1)
-        ax.imshow(attention[head].numpy(), cmap="Blues", aspect="auto", vmin=0, vmax=1)
+        ax.imshow(attention[head].numpy(), cmap="Blues", aspect="auto")
         ax.set_xticks(list(range(len(sentence))))
         ax.set_xticklabels(sentence, rotation=45, ha="right")
         ax.set_yticks(list(range(len(translation))))

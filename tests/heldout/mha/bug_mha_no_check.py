@@ -123,7 +123,7 @@ def display_attention(sentence, translation, attention, n_heads=8, n_rows=4, n_c
         if h >= n_heads:
             ax.remove()
             continue
-        cax = ax.matshow(attention[h].numpy(), cmap="bone", vmin=0, vmax=1)
+        cax = ax.matshow(attention[h].numpy(), cmap="bone")
         fig.colorbar(cax, ax=ax, shrink=0.7)
         ax.set_xticks(range(len(sentence)), labels=sentence, rotation=90)
         ax.set_yticks(range(len(translation)), labels=translation)

@@ -143,7 +143,7 @@ def display_attention(sentence, translation, attention, n_heads=8, n_rows=4, n_c
         if h >= n_heads:
             ax.set_visible(False)
             continue
-        ax.pcolormesh(att[h].numpy(), cmap="viridis", edgecolors="w", linewidth=0.5, vmin=0, vmax=1)
+        ax.pcolormesh(att[h].numpy(), cmap="viridis", edgecolors="w", linewidth=0.5)
         ax.set_xticks([x + 0.5 for x in range(len(sentence))], labels=sentence, rotation=90)
         ax.set_yticks([y + 0.5 for y in range(len(translation))], labels=translation)
         ax.set_ylim(len(translation), 0)

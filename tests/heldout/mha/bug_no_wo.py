@@ -131,7 +131,7 @@ def display_attention(sentence, translation, attention, n_heads=8, n_rows=4, n_c
     axes = axes.flatten()
     for h in range(n_heads):
         ax = axes[h]
-        ax.imshow(attention[h].numpy(), cmap="viridis", vmin=0, vmax=1)
+        ax.imshow(attention[h].numpy(), cmap="viridis")
         ax.set_xticks(range(len(sentence)))
         ax.set_xticklabels(sentence, rotation=90)
         ax.set_yticks(range(len(translation)))

@@ -8,7 +8,7 @@ def display_attention(sentence, translation, attention, n_heads=8, n_rows=4, n_c
     fig = plt.figure(figsize=(15, 20))
     for head in range(n_heads):
         ax = fig.add_subplot(n_rows, n_cols, head + 1)
-        ax.matshow(weights[head], cmap="bone", vmin=0, vmax=1)
+        ax.matshow(weights[head], cmap="bone")
         ax.set_xticks(range(len(sentence)))
         ax.set_yticks(range(len(translation)))
         ax.set_xticklabels(sentence, rotation=90)
