@@ -1,13 +1,17 @@
 # Two commands do everything, set-up included:
 #   make demo   build the release with nbgrader and grade the bundled sample submissions
 #   make test   run the kit's whole test suite
-# The first run creates .venv/ and installs the pinned dependencies into it.
+# The first run creates .venv/ and installs the pinned dependencies into it; a later run
+# rebuilds .venv/ from scratch when requirements.lock or pyproject.toml has changed.
+# Another interpreter: make test PYTHON=/usr/bin/python3.11 (any CPython 3.10 to 3.13).
 PYTHON ?= python3
 VENV := .venv
 KIT := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# PIP_USER=0: a user's pip.conf asking for --user installs would break installs into the venv.
+PIP := PIP_USER=0 $(KIT) -m pip --disable-pip-version-check
 
-.PHONY: demo test clean
+.PHONY: demo test clean lock
 
 demo: $(STAMP)
 	$(KIT) -m autograder demo
@@ -16,10 +20,37 @@ test: $(STAMP)
 	$(KIT) -m pytest
 
 $(STAMP): requirements.lock pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(KIT) -m pip install --quiet --disable-pip-version-check -r requirements.lock
-	$(KIT) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@command -v $(PYTHON) >/dev/null 2>&1 || { \
+	  echo "make: '$(PYTHON)' not found. Install Python 3.10 or newer, or name one: make PYTHON=/path/to/python3" >&2; exit 1; }
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { \
+	  echo "make: the kit needs Python 3.10 or newer, and '$(PYTHON)' is $$($(PYTHON) -V 2>&1). Name another: make PYTHON=python3.11" >&2; exit 1; }
+	@$(PYTHON) -c 'import venv, ensurepip' 2>/dev/null || { \
+	  v=$$($(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])'); \
+	  echo "make: '$(PYTHON)' (Python $$v) cannot create a virtual environment: its venv/ensurepip modules are missing." >&2; \
+	  echo "      On Debian or Ubuntu they are in the package python3-venv (python$$v-venv for this Python):" >&2; \
+	  echo "      sudo apt-get install python3-venv   # or: sudo apt-get install python$$v-venv" >&2; exit 1; }
+	rm -f $(STAMP)
+	$(PYTHON) -m venv --clear $(VENV)
+	@echo "Installing requirements.lock into $(VENV) (the first time takes a few minutes)"
+	$(PIP) install --quiet -r requirements.lock
+	$(PIP) install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 
 clean:
 	rm -rf $(VENV)
+
+# Regenerate requirements.lock from pyproject.toml (runtime + instructor + dev extras), for
+# every Python from 3.10 up, from public PyPI: one line a package, environment markers where
+# a Python version or platform needs another release. Needs uv (pip install uv; or UV=path).
+# torch's CUDA stack (the packages below) is left out: PyPI's Linux torch pins it itself, and
+# the course machine's CPU build of torch needs none of it.
+UV ?= uv
+CUDA_STACK := cuda-bindings cuda-pathfinder cuda-toolkit triton \
+	nvidia-cublas nvidia-cuda-cupti nvidia-cuda-nvrtc nvidia-cuda-runtime nvidia-cudnn-cu13 \
+	nvidia-cufft nvidia-cufile nvidia-curand nvidia-cusolver nvidia-cusparse nvidia-cusparselt-cu13 \
+	nvidia-nccl-cu13 nvidia-nvjitlink nvidia-nvshmem-cu13 nvidia-nvtx
+lock:
+	$(UV) pip compile pyproject.toml --extra instructor --extra dev --universal --python-version 3.10 \
+	  --default-index https://pypi.org/simple --constraints lock-constraints.txt \
+	  $(addprefix --no-emit-package ,$(CUDA_STACK)) --custom-compile-command "make lock" \
+	  --quiet -o requirements.lock
