@@ -8,11 +8,16 @@ hidden graders. Everything else (stubs, notebooks, release) is generated from th
 from __future__ import annotations
 
 import importlib
-import tomllib
+import sys
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from types import ModuleType
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, from PyPI (a dependency there)
+    import tomli as tomllib
 
 from . import KIT_ROOT
 from .errors import KitError

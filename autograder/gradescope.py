@@ -12,11 +12,17 @@ only plain arrays still cross from the student's process to the grader.
 """
 from __future__ import annotations
 
+import sys
 import zipfile
 from pathlib import Path
 
 from . import KIT_ROOT
 from .assignments import Assignment
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, from PyPI (a dependency there)
+    import tomli as tomllib
 
 SETUP = """#!/usr/bin/env bash
 # Gradescope runs this once, when it builds the autograder's image.
@@ -54,8 +60,6 @@ exit 0
 
 def requirements(pyproject: Path) -> tuple[str, list[str]]:
     """(the torch requirement, the others) from the kit's own dependencies."""
-    import tomllib
-
     dependencies = tomllib.loads(pyproject.read_text())["project"]["dependencies"]
     torch = next(d for d in dependencies if d.replace(" ", "").startswith("torch"))
     return torch, [d for d in dependencies if d != torch]
