@@ -3,9 +3,10 @@
 #   make test   run the kit's whole test suite
 # The first run creates .venv/ and installs the pinned dependencies into it; a later run
 # rebuilds .venv/ from scratch when requirements.lock or pyproject.toml has changed.
-# Another interpreter: make test PYTHON=/usr/bin/python3.11 (any CPython 3.10 to 3.13).
+# Another interpreter: make test PYTHON=/usr/bin/python3.11 (any CPython 3.10 to 3.13), in a
+# venv of its own beside the usual one: make test PYTHON=python3.10 VENV=.venv-py310
 PYTHON ?= python3
-VENV := .venv
+VENV ?= .venv
 KIT := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 # PIP_USER=0: a user's pip.conf asking for --user installs would break installs into the venv.
@@ -23,7 +24,7 @@ $(STAMP): requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { \
 	  echo "make: '$(PYTHON)' not found. Install Python 3.10 or newer, or name one: make PYTHON=/path/to/python3" >&2; exit 1; }
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { \
-	  echo "make: the kit needs Python 3.10 or newer, and '$(PYTHON)' is $$($(PYTHON) -V 2>&1). Name another: make PYTHON=python3.11" >&2; exit 1; }
+	  echo "make: the kit needs Python 3.10 or newer, and '$(PYTHON)' is $$($(PYTHON) -V 2>&1 | head -n 1). Name another: make PYTHON=python3.11" >&2; exit 1; }
 	@$(PYTHON) -c 'import venv, ensurepip' 2>/dev/null || { \
 	  v=$$($(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])'); \
 	  echo "make: '$(PYTHON)' (Python $$v) cannot create a virtual environment: its venv/ensurepip modules are missing." >&2; \
