@@ -1,132 +1,191 @@
-"""Benchmark: the kit's grade-all against nbgrader autograde, on the same notebooks, in one run.
+"""Measure grading: what a submission costs, against a bare `import torch` and nbgrader, on this machine.
 
-    python -m autograder bench [--n 20] [--jobs 2]
+    python -m autograder bench [--n 24] [--jobs 2] [--scaling 240]
 
-It makes N submissions from the release notebook (filled with the reference's code,
-most with one known mistake, some blank), grades them with ``grade-all`` and with
-``nbgrader autograde`` (whose hidden cells run the same graders), each in a fresh
-process tree, and prints seconds per submission, their ratio and the peak memory of
-each tree (from a memory cgroup when this machine has one, else the largest process).
-Timings are wall-clock on a shared machine: read the ratio, run it twice.
+In one run, each command in a fresh process tree (its CPU time from the rusage of its
+waited-for descendants, its peak memory from a memory cgroup where this machine has
+one, else from the largest process):
+
+* baseline: ``python -c "import torch"`` (the bare import every grader pays once);
+* one ``grade`` of one submission (the Gradescope and Classroom case);
+* ``grade-all`` of a class of N and of 2N: the total, and the marginal cost of a
+  submission, (cost(2N) - cost(N)) / N, which start-up does not enter;
+* ``nbgrader autograde`` of the same N notebooks (its hidden cells run the same graders);
+* with --scaling M: grade-all of a class of M with 1, 2, 4, ... jobs up to the CPUs here.
+
+Timings on a shared machine are noisy: read the ratios, run it twice. No test asserts a
+speed (tests/test_bench.py only checks that the figures are printed).
 """
+
 from __future__ import annotations
 
 import json
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
-import nbformat
+from . import KIT_ROOT
+from . import assignment as assignments
+from .author.notebook import notebook_text
+from .author.release import nbgrader_env
+from .author.samples import sample_notebook
+from .grade.mistakes import catalogue
+from .sandbox.host.cgroups import v1_folders
 
-from . import KIT_ROOT, assignments
-from .build import nbgrader_env, notebook_text, sample_notebook
-from .mutants import catalogue
-from .sandbox.cgroups import own_cgroup
 
-
-def make_submissions(assignment, n: int, folder: Path) -> list[Path]:
+def make_class(assignment, n: int, folder: Path) -> list[Path]:
     """n notebooks: filled with the reference, each but every fifth with one known mistake; every tenth blank."""
+    folder.mkdir(parents=True, exist_ok=True)
     mistakes = [m.id for m in catalogue(assignment)]
-    blank = nbformat.read(assignment.release_dir / assignment.notebook_name, as_version=4)
+    blank = (assignment.release_dir / assignment.notebook_name).read_text()
+    texts: dict = {}
     paths = []
     for i in range(n):
-        path = folder / f"student{i:03d}.ipynb"
+        path = folder / f"student{i:04d}.ipynb"
         if i % 10 == 9:
-            path.write_text(notebook_text(blank))
+            path.write_text(blank)
         else:
             mistake = mistakes[i % len(mistakes)] if i % 5 else None
-            notebook = sample_notebook(assignment, mistake)
-            path.write_text(notebook_text(notebook))
+            if mistake not in texts:
+                texts[mistake] = notebook_text(sample_notebook(assignment, mistake))
+            path.write_text(texts[mistake])
         paths.append(path)
     return paths
 
 
-class Measured:
-    """Run a command in its own memory cgroup (when possible) and time it."""
-
-    def __init__(self, label: str):
-        self.label = label
-        self.cgroup = None
-        own = own_cgroup("memory")
-        if own is not None and os.geteuid() == 0:
-            self.cgroup = own / f"attention-kit-bench-{os.getpid()}-{label}"
-            self.cgroup.mkdir(exist_ok=True)
-
-    def run(self, command: list[str], **kwargs) -> float:
-        procs = self.cgroup / "cgroup.procs" if self.cgroup else None
-
-        def enter():
-            if procs is not None:
-                procs.write_text(str(os.getpid()))
-
-        started = time.perf_counter()
-        done = subprocess.run(command, preexec_fn=enter, capture_output=True, text=True, **kwargs)
-        self.seconds = time.perf_counter() - started
-        if done.returncode not in (0, 1):
-            raise RuntimeError(f"{self.label} failed ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
-        self.peak = self._peak()
-        return self.seconds
-
-    def _peak(self) -> tuple[float, str]:
-        if self.cgroup is not None:
-            peak = int((self.cgroup / "memory.max_usage_in_bytes").read_text())
-            return peak / 2**20, "whole process tree (cgroup)"
-        return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, "largest process"
-
-    def close(self) -> None:
-        if self.cgroup is not None:
-            for _ in range(100):
-                try:
-                    self.cgroup.rmdir()
-                    return
-                except OSError:
-                    time.sleep(0.05)
+@dataclass
+class Run:
+    label: str
+    wall: float  # seconds
+    cpu: float  # core-seconds of the whole process tree
+    peak_mib: float
+    peak_how: str
 
 
-def bench(n: int = 20, jobs: int = 2, keep: Path | None = None) -> dict:
+def measure(label: str, command: list[str], **kwargs) -> Run:
+    """Run a command to its end in a fresh process tree; its wall time, CPU time and peak memory."""
+    cgroup = _memory_cgroup(label)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+
+    def enter():
+        if cgroup is not None:
+            (cgroup / "cgroup.procs").write_text(str(os.getpid()))
+
+    done = subprocess.run(command, preexec_fn=enter, capture_output=True, text=True, **kwargs)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in (0, 1):
+        raise RuntimeError(f"{label} failed ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if cgroup is not None:
+        peak, how = int((cgroup / "memory.max_usage_in_bytes").read_text()) / 2**20, "the whole process tree (a memory cgroup)"
+        _remove(cgroup)
+    else:
+        peak, how = after.ru_maxrss / 1024, "the largest process"
+    return Run(label, wall, cpu, peak, how)
+
+
+def _memory_cgroup(label: str) -> Path | None:
+    own = v1_folders().get("memory")
+    if own is None or os.geteuid() != 0:
+        return None
+    folder = own / f"autograder-bench-{os.getpid()}-{label.replace(' ', '-')}"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+def _remove(folder: Path) -> None:
+    for _ in range(200):
+        try:
+            folder.rmdir()
+            return
+        except OSError:
+            time.sleep(0.02)
+
+
+def bare_import(repeats: int = 3) -> Run:
+    runs = [measure("bare import", [sys.executable, "-c", "import torch"]) for _ in range(repeats)]
+    wall = statistics.median(r.wall for r in runs)
+    cpu = statistics.median(r.cpu for r in runs)
+    return Run("bare import torch", wall, cpu, max(r.peak_mib for r in runs), runs[0].peak_how)
+
+
+def grade_all(folder: Path, out: Path, jobs: int, label: str) -> Run:
+    command = [sys.executable, "-m", "autograder", "grade-all", str(folder), "-a", "mha", "--out", str(out), "--jobs", str(jobs), "--quiet", "--force"]
+    return measure(label, command, cwd=KIT_ROOT)
+
+
+def nbgrader_autograde(assignment, paths: list[Path], course: Path) -> Run:
+    (course / "source" / assignment.name).mkdir(parents=True)
+    shutil.copy(assignment.source_dir / assignment.notebook_name, course / "source" / assignment.name)
+    env = nbgrader_env()
+    subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", assignment.name, f"--CourseDirectory.root={course}", "--log-level=ERROR"],
+                   cwd=KIT_ROOT, env=env, check=True, capture_output=True)  # fmt: skip
+    for path in paths:
+        target = course / "submitted" / path.stem / assignment.name
+        target.mkdir(parents=True)
+        shutil.copy(path, target / assignment.notebook_name)
+    command = [sys.executable, "-m", "nbgrader", "autograde", assignment.name, f"--CourseDirectory.root={course}", "--log-level=ERROR"]
+    return measure("nbgrader autograde", command, cwd=KIT_ROOT, env=env)
+
+
+def agreement(out: Path, course: Path, assignment, names: list[str]) -> str:
+    """How many students got the same total from the kit and from nbgrader (to 1e-3)."""
+    from nbgrader.api import Gradebook
+
+    same = 0
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        for name in names:
+            ours = json.loads((out / "students" / name / "results.json").read_text())["score"]
+            theirs = gradebook.find_submission(assignment.name, name).score
+            same += abs(ours - theirs) < 1e-3
+    return f"{same} of {len(names)}"
+
+
+def bench(n: int = 24, jobs: int = 2, scaling: int = 0, keep: Path | None = None) -> dict:
     assignment = assignments.get("mha")
-    work = Path(tempfile.mkdtemp(prefix="attention-kit-bench-"))
+    work = Path(tempfile.mkdtemp(prefix="autograder-bench-"))
     try:
-        submissions = work / "class"
-        submissions.mkdir()
-        paths = make_submissions(assignment, n, submissions)
-        # nbgrader's course: the same master notebook, one folder per student
-        course = work / "course"
-        shutil.copytree(assignment.source_dir, course / "source" / assignment.name)
-        nbgrader = [sys.executable, "-m", "nbgrader"]
-        env = nbgrader_env()
-        subprocess.run(nbgrader + ["generate_assignment", assignment.name, f"--CourseDirectory.root={course}", "--log-level=ERROR"],
-                       cwd=KIT_ROOT, env=env, check=True, capture_output=True)
-        for path in paths:
-            target = course / "submitted" / path.stem / assignment.name
-            target.mkdir(parents=True)
-            shutil.copy(path, target / assignment.notebook_name)
-
-        kit = Measured("kit")
-        kit.run([sys.executable, "-m", "autograder", "grade-all", str(submissions), "-a", assignment.name,
-                 "--out", str(work / "out"), "--jobs", str(jobs), "--quiet"], cwd=KIT_ROOT)
-        nb = Measured("nbgrader")
-        nb.run(nbgrader + ["autograde", assignment.name, f"--CourseDirectory.root={course}", "--log-level=ERROR"],
-               cwd=KIT_ROOT, env=env)
-        agree = _agreement(work / "out", course, assignment, [p.stem for p in paths])
+        paths = make_class(assignment, 2 * n, work / "double")
+        single = work / "class"
+        single.mkdir()
+        for path in paths[:n]:
+            shutil.copy(path, single / path.name)
+        baseline = bare_import()
+        one = measure("one grade", [sys.executable, "-m", "autograder", "grade", str(paths[1]), "-a", "mha", "--out", str(work / "one")], cwd=KIT_ROOT)
+        small = grade_all(single, work / "out", jobs, f"grade-all of {n}")
+        large = grade_all(work / "double", work / "out-double", jobs, f"grade-all of {2 * n}")
+        nbgrader = nbgrader_autograde(assignment, paths[:n], work / "course")
         figures = {
-            "submissions": n,
+            "n": n,
             "jobs": jobs,
-            "kit_seconds_per_submission": kit.seconds / n,
-            "nbgrader_seconds_per_submission": nb.seconds / n,
-            "speedup": nb.seconds / kit.seconds,
-            "kit_peak_mib": kit.peak[0],
-            "nbgrader_peak_mib": nb.peak[0],
-            "memory_measured": kit.peak[1],
-            "same_scores": agree,
+            "cpus": os.cpu_count(),
+            "baseline": baseline,
+            "one": one,
+            "small": small,
+            "large": large,
+            "nbgrader": nbgrader,
+            "marginal_cpu": (large.cpu - small.cpu) / n,
+            "marginal_wall": (large.wall - small.wall) / n,
+            "same_scores": agreement(work / "out", work / "course", assignment, [p.stem for p in paths[:n]]),
+            "scaling": [],
         }
-        kit.close()
-        nb.close()
+        if scaling:
+            folder = work / "scaling"
+            for path in make_class(assignment, scaling, folder):
+                pass
+            job_counts = [j for j in (1, 2, 4, 8, 16, 32, 64) if j <= (os.cpu_count() or 1)]
+            for count in job_counts:
+                run = grade_all(folder, work / f"out-{count}", count, f"{scaling} with {count} jobs")
+                figures["scaling"].append((count, run))
         return figures
     finally:
         if keep:
@@ -134,22 +193,33 @@ def bench(n: int = 20, jobs: int = 2, keep: Path | None = None) -> dict:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _agreement(out: Path, course: Path, assignment, names: list[str]) -> str:
-    """How many students got the same total from both (to 1e-3)."""
-    from nbgrader.api import Gradebook
-
-    same = 0
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        for name in names:
-            ours = json.loads((out / name / "results.json").read_text())["score"]
-            theirs = gradebook.find_submission(assignment.name, name).score
-            same += abs(ours - theirs) < 1e-3
-    return f"{same} of {len(names)}"
-
-
 def print_figures(figures: dict) -> None:
-    print(f"{figures['submissions']} submissions, the kit with --jobs {figures['jobs']}, nbgrader autograde one at a time")
-    print(f"  kit       {figures['kit_seconds_per_submission']:6.3f} s per submission   peak memory {figures['kit_peak_mib']:7.0f} MiB")
-    print(f"  nbgrader  {figures['nbgrader_seconds_per_submission']:6.3f} s per submission   peak memory {figures['nbgrader_peak_mib']:7.0f} MiB")
-    print(f"  the kit is {figures['speedup']:.1f} times faster per submission (peak memory: {figures['memory_measured']})")
-    print(f"  same total score from both: {figures['same_scores']}")
+    base = figures["baseline"]
+    unit = base.wall
+    n, jobs = figures["n"], figures["jobs"]
+    print(f"On {figures['cpus']} CPUs; a bare `import torch` takes {base.wall:.2f} s ({base.cpu:.2f} core-s): 1 bare import.")
+    print()
+    print(f"{'':34} {'wall s':>8} {'bare imports':>13} {'core-s':>8} {'peak MiB':>9}")
+    rows = [
+        ("bare import torch", base.wall, base.cpu, base.peak_mib),
+        ("one grade (one submission)", figures["one"].wall, figures["one"].cpu, figures["one"].peak_mib),
+        (f"grade-all, {n} students, {jobs} jobs", figures["small"].wall, figures["small"].cpu, figures["small"].peak_mib),
+        (f"grade-all, {2 * n} students, {jobs} jobs", figures["large"].wall, figures["large"].cpu, figures["large"].peak_mib),
+        (f"nbgrader autograde, {n} students", figures["nbgrader"].wall, figures["nbgrader"].cpu, figures["nbgrader"].peak_mib),
+    ]
+    for label, wall, cpu, peak in rows:
+        print(f"{label:34} {wall:8.2f} {wall / unit:13.2f} {cpu:8.2f} {peak:9.0f}")
+    print()
+    per = figures["small"].wall / n
+    print(f"per submission, class of {n} with {jobs} jobs, start-up included: {per:.3f} s = {per / unit:.3f} bare imports")
+    print(f"marginal cost of a submission: {figures['marginal_cpu']:.3f} core-s, {figures['marginal_wall']:.3f} s of wall time with {jobs} jobs")
+    print(f"nbgrader autograde per submission: {figures['nbgrader'].wall / n:.3f} s; the kit is {figures['nbgrader'].wall / figures['small'].wall:.1f} times faster")
+    print(f"same total score from both: {figures['same_scores']}")
+    print(f"peak memory: {figures['small'].peak_how}")
+    if figures["scaling"]:
+        print()
+        size = figures["scaling"][0][1].label.split(" ")[0]
+        print(f"scaling, a class of {size}:")
+        print(f"{'jobs':>6} {'wall s':>8} {'submissions/s':>14} {'core-s per submission':>22}")
+        for count, run in figures["scaling"]:
+            print(f"{count:6d} {run.wall:8.2f} {int(size) / run.wall:14.2f} {run.cpu / int(size):22.3f}")

@@ -6,7 +6,7 @@ from autograder import assignment as assignments
 from autograder.config import GradingConfig
 from autograder.grade.engine import Grader, single_threaded
 
-single_threaded()  # before any test runs PyTorch: grade-all forks its workers from this process
+single_threaded(import_torch=True)  # before any test runs PyTorch: grade-all forks its workers from this process
 NAMES = assignments.names()
 
 

@@ -33,6 +33,7 @@ from ..results.text import clean
 from ..sandbox.host.copy import copy_submission
 from ..sandbox.host.session import Call, Session, StudentError
 from .judge import Mismatch
+from .mistakes import prepare
 from .plan import Check, collect
 
 
@@ -135,6 +136,7 @@ class Grader:
             self.plan = collect(assignment)
             self.visible = assignment.module("visible").VISIBLE
             self.rehearsal = self._rehearse()
+            prepare(assignment, self.rehearsal.calls)  # the known mistakes' outputs, once per machine
             self.demo_cells = demo_cell_digests(assignment)
             self.mistake_messages = {m.id: m.message for m in _catalogue(assignment)}
             self.hidden_summary = hidden_summary(self.plan)
@@ -328,9 +330,17 @@ class Grader:
         self.close()
 
 
-def single_threaded() -> None:
+def single_threaded(import_torch: bool = False) -> None:
     """PyTorch on one thread in the trusted process: its tensors are tiny, and grade-all forks
-    its workers from it, which a process that has started OpenMP's thread pool cannot do safely."""
+    its workers from it, which a process that has started OpenMP's thread pool cannot do safely.
+
+    Only where PyTorch is imported already (or import_torch): a grader whose reference
+    outputs are cached never imports it.
+    """
+    import sys
+
+    if "torch" not in sys.modules and not import_torch:
+        return
     import torch
 
     torch.set_num_threads(1)

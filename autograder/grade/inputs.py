@@ -7,6 +7,7 @@ its own from which the inputs are drawn: the same seed always gives the same inp
 from __future__ import annotations
 
 import random
+import sys
 
 import numpy as np
 
@@ -14,14 +15,11 @@ import numpy as np
 def rng(seed: int) -> np.random.Generator:
     random.seed(seed)
     np.random.seed(seed)
-    try:
-        import torch
-
+    torch = sys.modules.get("torch")  # seeded where it is in use; never imported for this
+    if torch is not None:
         # The CPU generator only: torch.manual_seed would also queue a CUDA seeding,
         # which records a stack trace each time (milliseconds per call).
         torch.random.default_generator.manual_seed(seed)
-    except ImportError:
-        pass
     return np.random.default_rng(seed)
 
 

@@ -26,7 +26,7 @@ from ..assignment import Assignment
 from ..errors import KitError
 from ..public.compare import matches
 from ..public.probing import PROBES, error_kind
-from .reference import Reference, exec_source
+from .reference import Reference, exec_source, store_of
 
 
 @dataclass(frozen=True)
@@ -49,9 +49,13 @@ def catalogue(assignment: Assignment) -> list[Mistake]:
 
 @lru_cache(maxsize=None)
 def mutant(assignment: Assignment, mistake: Mistake) -> Reference:
+    """The reference with the mistake made: its code runs only for outputs the store lacks."""
     path = assignment.reference_path
-    source = mistake.source(path.read_text())
-    return Reference(exec_source(source, f"{path} [{mistake.id}]", f"mutant_{mistake.id}"), label=mistake.id)
+
+    def load() -> dict:
+        return exec_source(mistake.source(path.read_text()), f"{path} [{mistake.id}]", f"mutant_{mistake.id}")
+
+    return Reference(load, label=mistake.id, store=store_of(assignment))
 
 
 @lru_cache(maxsize=None)
@@ -84,6 +88,21 @@ def callees_first(assignment: Assignment) -> list[str]:
     """The graded names, each after every name it calls."""
     calls = {name: {callee for callee, users in callers(assignment).items() if name in users} for name in assignment.graded}
     return sorted(assignment.graded, key=lambda name: len(calls[name]))
+
+
+def prepare(assignment: Assignment, calls: dict) -> None:
+    """Compute, once, every mistake's outputs on the probe calls (by graded name) it can change."""
+    store = store_of(assignment)
+    if store.complete:
+        return
+    for mistake in catalogue(assignment):
+        for name in {mistake.target} | callers(assignment)[mistake.target]:
+            for call in calls.get(name, []):
+                try:
+                    mutant(assignment, mistake).outputs(call.probe, call.inputs)
+                except Exception:
+                    continue  # a broken entry: the kit's tests catch it
+    store.save(complete=True)
 
 
 def diagnose(

@@ -1,14 +1,36 @@
-"""The instructor's reference, run in the trusted grader with the same probes as students."""
+"""The instructor's reference (and its known mistakes), run in the trusted grader with the same probes as students.
+
+Their outputs on the graders' fixed-seed inputs never change while the reference, the
+mistakes, the probes, the graders' inputs, the kit's engine and the libraries stay the
+same, so they are computed once and kept on disk, in one store per assignment
+(build/cache/<assignment>-<digest>.npz: arrays, and a JSON index; no pickle). A grader
+that finds them there runs neither the reference nor a mistake, and does not import
+PyTorch to judge a submission or to name its mistake.
+"""
+
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import platform
+import sys
+import tempfile
 import types
 import warnings
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
+from .. import KIT_ROOT, __version__
 from ..assignment import Assignment
 from ..public import wire
 from ..public.probing import Implementation, run_probe
+
+CACHE = KIT_ROOT / "build" / "cache"
+Outputs = tuple[dict[str, np.ndarray], "str | None"]
 
 
 def exec_source(source: str, filename: str, module_name: str) -> dict:
@@ -19,28 +41,160 @@ def exec_source(source: str, filename: str, module_name: str) -> dict:
     return module.__dict__
 
 
-class Reference:
-    """Probe outputs of one implementation run in this process, cached by their inputs."""
+class OutputStore:
+    """Probe outputs by implementation (the reference, or a mistake's id) and call, kept on disk."""
 
-    def __init__(self, namespace: dict, label: str = "reference"):
-        self.impl = Implementation(namespace, device="cpu", label=label)
-        self._cache: dict[str, tuple[dict, str | None]] = {}
+    def __init__(self, path: Path):
+        self.path = path
+        self.index: dict[str, list] = {}  # "<label> <call digest>" -> [{output: [array name, device]}, error]
+        self.complete = False  # every mistake's outputs on the calls it can change are in
+        self.new: dict[str, Outputs] = {}
+        self._arrays = None
+        self._opened_by = None
+        try:
+            stored = json.loads(path.with_suffix(".json").read_text())
+            self.index, self.complete = stored["index"], stored["complete"]
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+
+    def get(self, label: str, key: str) -> Outputs | None:
+        name = f"{label} {key}"
+        if name in self.new:
+            return self.new[name]
+        entry = self.index.get(name)
+        if entry is None:
+            return None
+        keys, error = entry
+        arrays = self._npz()
+        if arrays is None:
+            return None
+        try:
+            return {output: wire.with_device(arrays[array], device) for output, (array, device) in keys.items()}, error
+        except (KeyError, ValueError, OSError):
+            return None
+
+    def _npz(self):
+        """The arrays' file, opened once in each process (forked workers must not share its position)."""
+        if self._opened_by != os.getpid():
+            try:
+                self._arrays = np.load(self.path, allow_pickle=False)
+            except (OSError, ValueError):
+                self._arrays = None
+            self._opened_by = os.getpid()
+        return self._arrays
+
+    def put(self, label: str, key: str, value: Outputs) -> None:
+        self.new[f"{label} {key}"] = value
+
+    def save(self, complete: bool) -> None:
+        """Write every stored output, old and new, to a new file, then rename it into place."""
+        if not self.new and complete == self.complete:
+            return
+        arrays, index = {}, {}
+        for name in list(self.index) + list(self.new):
+            found = self.get(*name.split(" ", 1))
+            if found is None:
+                continue
+            outputs, error = found
+            keys = {}
+            for output, value in outputs.items():
+                array = f"a{len(arrays)}"
+                arrays[array] = np.asarray(value)
+                keys[output] = [array, wire.device_of(value)]
+            index[name] = [keys, error]
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=self.path.parent, suffix=".npz")
+            with os.fdopen(handle, "wb") as file:
+                np.savez(file, **arrays)
+            os.replace(temporary, self.path)
+            handle, temporary = tempfile.mkstemp(dir=self.path.parent, suffix=".json")
+            with os.fdopen(handle, "w") as file:
+                json.dump({"index": index, "complete": complete}, file)
+            os.replace(temporary, self.path.with_suffix(".json"))
+        except OSError:
+            return  # a grader that cannot write its cache grades all the same
+        self.index, self.new, self.complete, self._opened_by = index, {}, complete, None
+
+
+def store_of(assignment: Assignment) -> OutputStore:
+    """The store for the assignment's files as they are now."""
+    return _store(cache_path(assignment))
+
+
+@lru_cache(maxsize=None)
+def _store(path: Path) -> OutputStore:
+    return OutputStore(path)
+
+
+class Reference:
+    """Probe outputs of one implementation (the reference, or a known mistake) run in this process."""
+
+    def __init__(self, namespace: dict | Callable[[], dict], label: str = "reference", store: OutputStore | None = None):
+        self._namespace = namespace
+        self._impl: Implementation | None = None
+        self.label = label
+        self.store = store
+        self._cache: dict[str, Outputs] = {}
+        self.computed = 0  # outputs computed here, not found in the store
 
     @classmethod
-    def of(cls, assignment: Assignment) -> "Reference":
+    def of(cls, assignment: Assignment) -> Reference:
         path = assignment.reference_path
-        return cls(exec_source(path.read_text(), str(path), f"reference_{assignment.name}"))
 
-    def outputs(self, probe_id: str, inputs: dict) -> tuple[dict[str, np.ndarray], str | None]:
+        def load() -> dict:
+            return exec_source(path.read_text(), str(path), f"reference_{assignment.name}")
+
+        return cls(load, store=store_of(assignment))
+
+    @property
+    def impl(self) -> Implementation:
+        if self._impl is None:
+            from .engine import single_threaded
+
+            namespace = self._namespace() if callable(self._namespace) else self._namespace
+            single_threaded()
+            self._impl = Implementation(namespace, device="cpu", label=self.label)
+        return self._impl
+
+    def outputs(self, probe_id: str, inputs: dict) -> Outputs:
         key = wire.digest(probe_id, inputs)
         if key not in self._cache:
-            with warnings.catch_warnings(), np.errstate(all="ignore"):  # a mutant may overflow on purpose
-                warnings.simplefilter("ignore")
-                self._cache[key] = run_probe(probe_id, self.impl, inputs)
+            found = self.store.get(self.label, key) if self.store is not None else None
+            if found is None:
+                with warnings.catch_warnings(), np.errstate(all="ignore"):  # a mistake may overflow on purpose
+                    warnings.simplefilter("ignore")
+                    found = run_probe(probe_id, self.impl, inputs)
+                self.computed += 1
+                if self.store is not None:
+                    self.store.put(self.label, key, found)
+            self._cache[key] = found
         return self._cache[key]
 
     def run(self, probe_id: str, inputs: dict) -> dict[str, np.ndarray]:
         outputs, error = self.outputs(probe_id, inputs)
         if error is not None:
-            raise RuntimeError(f"the reference failed probe {probe_id}: {error}")
+            raise RuntimeError(f"the {self.label} failed probe {probe_id}: {error}")
         return outputs
+
+
+def cache_path(assignment: Assignment) -> Path:
+    """Where the outputs are kept: named by everything they depend on."""
+    digest = hashlib.sha256(f"{__version__} {sys.version} {platform.machine()} {_versions()}".encode())
+    sources = [assignment.reference_path] + sorted(p for p in assignment.folder.rglob("*.py") if "__pycache__" not in p.parts and p.name != "reference.py")
+    sources += sorted((KIT_ROOT / "autograder" / "public").glob("*.py")) + [KIT_ROOT / "autograder" / "grade" / "inputs.py"]
+    for path in sources:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return CACHE / f"{assignment.name}-{digest.hexdigest()[:20]}.npz"
+
+
+def _versions() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = []
+    for package in ("torch", "numpy", "matplotlib"):
+        try:
+            found.append(f"{package}={version(package)}")
+        except PackageNotFoundError:
+            pass
+    return " ".join(found)

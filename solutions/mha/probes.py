@@ -8,10 +8,10 @@ eval mode; where dropout applies is checked with a fixed, known dropout mask.
 from __future__ import annotations
 
 import numpy as np
-import torch
 
 # Relative imports, so that this file works unchanged in the kit (autograder.course.mha)
-# and in the students' self-check bundle (selfcheck_mha.course.mha).
+# and in the students' self-check bundle (selfcheck_mha.course.mha). PyTorch is imported
+# inside the probes that use it: the grader reads the probes' tolerances without it.
 from ...public.probing import EXACT, ContractError, Tolerance, probe
 from ...public.torch_probes import close, fixed_dropout, grad, heatmaps, linear, load, module, pair, strings
 
@@ -57,6 +57,8 @@ def build_vocab(impl, texts):
 
 @probe(any_device=True, ids=EXACT)  # encode takes no tensor: it may make its ids on either device
 def encode(impl, texts, stoi, max_length=None):
+    import torch
+
     ids = impl.encode(list(texts), dict(stoi), max_length)
     if not isinstance(ids, torch.Tensor):
         raise ContractError(f"encode should return a tensor, got {type(ids).__name__}")
@@ -68,6 +70,8 @@ def encode(impl, texts, stoi, max_length=None):
 
 @probe(out=FLOAT32, grad_lut=GRADIENT)
 def embeddings(impl, vocab_size, d_model, lut, x, grad_out):
+    import torch
+
     layer = module(impl, "Embeddings", vocab_size, d_model)
     table = getattr(layer, "lut", None)
     if not isinstance(table, torch.nn.Embedding):
@@ -81,6 +85,8 @@ def embeddings(impl, vocab_size, d_model, lut, x, grad_out):
 
 @probe(out=FLOAT32, table=POSITIONS, trainable=EXACT, buffer=EXACT)
 def positional_encoding(impl, d_model, max_length, x):
+    import torch
+
     layer = module(impl, "PositionalEncoding", d_model, dropout=0.0, max_length=max_length)
     layer.eval()
     out = layer(impl.tensor(x))
@@ -96,6 +102,8 @@ def positional_encoding(impl, d_model, max_length, x):
 
 @probe(table=LONG_POSITIONS)
 def positional_encoding_default_table(impl, d_model):
+    import torch
+
     layer = module(impl, "PositionalEncoding", d_model)
     table = getattr(layer, "pe", None)
     if not isinstance(table, torch.Tensor):
@@ -106,6 +114,8 @@ def positional_encoding_default_table(impl, d_model):
 @probe(train=FLOAT32, eval=FLOAT32)
 def positional_encoding_dropout(impl, d_model, max_length, x, p):
     """The same module in train mode (dropout p) and in eval mode: graders check train = 0 or eval / (1 - p)."""
+    import torch
+
     torch.manual_seed(0)
     layer = module(impl, "PositionalEncoding", d_model, dropout=p, max_length=max_length)
     train = layer.train()(impl.tensor(x))
@@ -123,6 +133,8 @@ def positional_encoding_train_mode(impl, d_model, max_length, x, p):
 
     Judged against the module's own eval-mode output, so any random draw passes, on any device.
     """
+    import torch
+
     layer = module(impl, "PositionalEncoding", d_model, dropout=p, max_length=max_length)
     train = layer.train()(impl.tensor(x))
     summed = layer.eval()(impl.tensor(x))
@@ -186,6 +198,8 @@ def multi_head_attention(impl, d_model, n_heads, weights, query, key, value, gra
     active, and its ``dropout`` is replaced by a fixed one (keep: (q_len, k_len)):
     a second dropout elsewhere (on the output, say) changes the result.
     """
+    import torch
+
     layer = module(impl, "MultiHeadAttention", d_model, n_heads, dropout=0.0 if keep is None else p)
     for name in WEIGHTS:
         projection = linear(layer, name, "MultiHeadAttention")
