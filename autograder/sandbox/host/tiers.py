@@ -69,6 +69,36 @@ def probe_request(tier: str, scratch: Path, device: str, uid: int | None, secret
     return request
 
 
+def attempt(zygote: Zygote, tier: str, device: str = "cpu", secret_paths=None, hierarchy: Hierarchy | None = None) -> tuple[Isolation | None, str]:
+    """(the tier's isolation, "") where it works here, else (None, why not)."""
+    secret_paths = secret_paths or secrets()
+    pool = None
+    scratch = Path(tempfile.mkdtemp(prefix="autograder-probe-"))
+    try:
+        if tier in ("hardened", "uid"):
+            if os.geteuid() != 0:
+                return None, "needs root"
+            try:
+                pool = UidPool()
+            except OSError as error:
+                return None, str(error)
+        reason = zygote.probe(probe_request(tier, scratch, device, pool.next() if pool else None, secret_paths))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    if reason is not None:
+        if pool is not None:
+            pool.close()
+        if tier == "uid" and "it could read" in reason:
+            reason += f" (make the kit unreadable to other users, e.g. chmod -R go-rwx {KIT_ROOT}/solutions {KIT_ROOT}/autograder: the student's uid must read nothing of it)"
+        return None, reason
+    owns = hierarchy is None
+    if tier != "process" and hierarchy is None:
+        hierarchy, found = find_hierarchy()
+    else:
+        found = hierarchy.describe() if hierarchy is not None else ""
+    return Isolation(tier, _limits_words(tier, hierarchy, found), "", hierarchy if tier != "process" else None, pool, owns), ""
+
+
 def choose(
     zygote: Zygote,
     wanted: str = "auto",
@@ -80,37 +110,13 @@ def choose(
     """The strongest tier that works here, or KitError listing what each tier lacked."""
     if wanted not in ("auto", *TIERS):
         raise KitError(f"unknown isolation {wanted!r}: choose auto or one of {', '.join(TIERS)}")
-    secret_paths = secret_paths or secrets()
     refused = []
     for tier in candidates(wanted, allow_unsandboxed):
-        pool = None
-        scratch = Path(tempfile.mkdtemp(prefix="autograder-probe-"))
-        try:
-            if tier in ("hardened", "uid"):
-                if os.geteuid() != 0:
-                    refused.append((tier, "needs root"))
-                    continue
-                try:
-                    pool = UidPool()
-                except OSError as error:
-                    refused.append((tier, str(error)))
-                    continue
-            reason = zygote.probe(probe_request(tier, scratch, device, pool.next() if pool else None, secret_paths))
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
-        if reason is not None:
-            if pool is not None:
-                pool.close()
-            refused.append((tier, reason))
-            continue
-        owns = hierarchy is None
-        if tier != "process" and hierarchy is None:
-            hierarchy, found = find_hierarchy()
-        else:
-            found = hierarchy.describe() if hierarchy is not None else ""
-        limits = _limits_words(tier, hierarchy, found)
-        why = "; ".join(f"not {t}: {r}" for t, r in refused)
-        return Isolation(tier, limits, why, hierarchy if tier != "process" else None, pool, owns)
+        isolation, reason = attempt(zygote, tier, device, secret_paths, hierarchy)
+        if isolation is not None:
+            isolation.why = "; ".join(f"not {t}: {r}" for t, r in refused)
+            return isolation
+        refused.append((tier, reason))
     tried = "\n".join(f"  - {tier} ({TIER_WORDS[tier]}): {reason}" for tier, reason in refused) or "  (none: this is not Linux)"
     hint = "" if allow_unsandboxed or wanted != "auto" else (
         "\nRun as root, or where unprivileged user namespaces are allowed; or pass --allow-unsandboxed to grade "
