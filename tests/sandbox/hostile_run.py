@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -54,16 +55,23 @@ def make_submission(mha, name: str, folder: Path) -> Path:
 # ------------------------------------------------------------------ judging
 
 
-def expected_losses(name: str, tier: str, graded: tuple[str, ...]) -> dict[str, str]:
+TIERS = ("hardened", "userns", "uid", "process")
+
+
+def expected_losses(name: str, isolation: dict, graded: tuple[str, ...]) -> dict[str, str]:
+    """The losses expected on this host: `loses_in` is keyed by tier name or by a word of its limits (RLIMIT_DATA)."""
     expected = EXPECTED[name]
-    losses = expected.get("loses_in", {}).get(tier, expected["loses"])
+    hosts = expected.get("loses_in", {})
+    words = set(re.findall(r"\w+", isolation.get("limits", "")))
+    key = isolation.get("tier") if isolation.get("tier") in hosts else next((k for k in hosts if k not in TIERS and k in words), None)
+    losses = hosts[key] if key else expected["loses"]
     return {n: losses["*"] for n in graded} if "*" in losses else losses
 
 
 def judge(name: str, lost: list[str], report, results_path: Path | None) -> list[str]:
     """What is wrong with one hostile grading (an empty list when all is as expected)."""
     expected = EXPECTED[name]
-    losses = expected_losses(name, report.isolation.get("tier", ""), report.order)
+    losses = expected_losses(name, report.isolation, report.order)
     problems = []
     if sorted(lost) != sorted(losses):
         problems.append(f"lost {lost}, expected {sorted(losses)}")

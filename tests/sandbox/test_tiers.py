@@ -1,40 +1,182 @@
-"""Is grading hardened where the machine allows it, and plainly not where it does not?"""
+"""Is grading isolated on every host a course uses, in the strongest tier that host allows, and said so?
+
+This machine is root with cgroup v1 controllers, where the hardened tier runs. The
+other hosts are simulated (tests/hosts/): an ordinary account (user namespaces: the
+"userns" tier), root in a container that refuses new namespaces (the "uid" tier), and
+a host whose only cgroup file system is cgroup2. In each, the hostile set
+(tests/hostile/) must earn only its honest points, leave nothing behind and change no
+file of the kit. A host this machine cannot simulate is skipped, with its reason.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
-from autograder.engine import Grader, Options
+from autograder import KIT_ROOT
+from autograder.config import GradingConfig
 from autograder.errors import KitError
-from autograder.sandbox import cgroups
+from autograder.grade.engine import Grader
+from autograder.sandbox.host import tiers, uids
+from autograder.sandbox.host.client import Zygote
+
+HOSTS = KIT_ROOT / "tests" / "hosts"
+ROOT = os.geteuid() == 0
 
 
-def test_this_machine_grades_hardened(mha, mha_grader):
-    """On Linux as root with cgroups, is every submission graded in the hardened sandbox?"""
-    reason = cgroups.hardened_support()
-    if reason is not None:
-        pytest.skip(f"no hardened sandbox here: {reason}")
-    assert mha_grader.grade(mha.reference_path).sandbox == "hardened"
+def needs_root():
+    if not ROOT:
+        pytest.skip("simulating another host needs root")
 
 
-def test_grading_refuses_to_run_unhardened_unless_told(monkeypatch):
-    """Without the sandbox, does grading refuse, naming the problem and the flag?"""
-    monkeypatch.setattr(cgroups, "hardened_support", lambda: "the hardened sandbox needs root")
-    with pytest.raises(KitError, match="--allow-unsandboxed"):
-        Options().isolation()
-    assert Options(allow_unsandboxed=True).isolation() == "process"
+def hostile_set(command: list[str], out: Path, kit: Path = KIT_ROOT, timeout: int = 900) -> dict:
+    """Run the hostile set with this command prefix, from this kit's folder (`-m` imports from it first); its report."""
+    done = subprocess.run([*command, "-m", "tests.sandbox.hostile_run", str(out)], capture_output=True, text=True, timeout=timeout, cwd=kit)
+    assert done.returncode == 0 and out.exists(), done.stdout[-3000:] + done.stderr[-3000:]
+    return json.loads(out.read_text())
+
+
+def assert_clean(report: dict, tier: str) -> None:
+    assert report["tier"]["tier"] == tier, report["tier"]
+    problems = {name: found for name, found in report["problems"].items() if found}
+    assert not problems, json.dumps(problems, indent=1)[:4000]
+    assert report["changed"] == []
+
+
+@pytest.fixture
+def shared_out():
+    """A file any user may write the report into (pytest's own folders are root's alone)."""
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="kit-tiers-"))
+    os.chmod(folder, 0o777)
+    yield folder / "report.json"
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_this_machine_grades_in_the_strongest_tier(mha, mha_grader):
+    """As root here, is grading hardened, with cgroups bounding memory and processes, and said so?"""
+    report = mha_grader.grade(mha.reference_path)
+    expected = "hardened" if ROOT else "userns"
+    assert report.isolation["tier"] == expected, report.isolation
+    if ROOT:
+        assert "memory" in report.isolation["limits"] and "pids" in report.isolation["limits"]
 
 
 @pytest.mark.slow
-def test_unhardened_grading_still_runs_apart_and_says_so(mha, monkeypatch):
-    """Where only a plain process is possible, are the points the same and the report honest?"""
-    monkeypatch.setattr(cgroups, "hardened_support", lambda: "not root")
-    with Grader(mha, Options(allow_unsandboxed=True)) as grader:
-        report = grader.grade(mha.reference_path)
-    assert report.score == pytest.approx(report.max_score)
-    assert report.sandbox == "process (not hardened)"
+def test_an_ordinary_account_gets_the_userns_tier(shared_out):
+    """As an ordinary user: own namespaces inside a user namespace, and the hostile set earns only its honest points."""
+    needs_root()
+    report = hostile_set([sys.executable, str(HOSTS / "kit_python.py"), "--user", "nobody", "--"], shared_out)
+    assert_clean(report, "userns")
+    assert "RLIMIT_DATA" in report["tier"]["limits"]  # no cgroup is delegated to nobody here: said so
+
+
+@pytest.mark.slow
+def test_a_container_that_refuses_namespaces_gets_the_uid_tier(tmp_path):
+    """As root where namespaces are refused, with the kit unreadable to others: the uid tier holds the hostile set."""
+    needs_root()
+    kit = tmp_path / "kit"
+    for part in ("autograder", "solutions", "release", "tests", "pyproject.toml"):
+        source = KIT_ROOT / part
+        (shutil.copytree(source, kit / part, ignore=shutil.ignore_patterns("__pycache__")) if source.is_dir() else shutil.copy(source, kit / part))
+    for private in ("autograder", "solutions"):
+        os.chmod(kit / private, 0o700)
+    os.chmod(tmp_path, 0o755)
+    os.chmod(kit, 0o755)
+    out = tmp_path / "report.json"
+    report = hostile_set([sys.executable, str(HOSTS / "kit_python.py"), "--kit", str(kit), "--no-namespaces", "--"], out, kit=kit)
+    assert_clean(report, "uid")
+    assert "not hardened" in report["tier"]["why"]
+
+
+@pytest.mark.slow
+def test_a_cgroup2_only_host_still_gets_the_hardened_tier(tmp_path):
+    """Where cgroup2 is the only cgroup file system: hardened, job cgroups for CPU time and kill, rlimits for what they cannot bound."""
+    needs_root()
+    out = tmp_path / "report.json"
+    report = hostile_set([sys.executable, str(HOSTS / "cgroup2_only.py"), "--", sys.executable], out)
+    assert_clean(report, "hardened")
+    assert report["tier"]["limits"].startswith("cgroup v2")
+
+
+def test_without_any_tier_grading_refuses_and_says_why(monkeypatch):
+    """Where no tier works, does grading refuse, naming each tier's reason and the flag, unless allowed?"""
+    monkeypatch.setattr(tiers, "candidates", lambda wanted, allowed: ["process"] if allowed else [])
+    zygote = Zygote(torch=False)
+    try:
+        with pytest.raises(KitError, match="--allow-unsandboxed"):
+            tiers.choose(zygote)
+        isolation = tiers.choose(zygote, allow_unsandboxed=True)
+        assert isolation.tier == "process" and "NOT isolated" in isolation.describe()
+    finally:
+        zygote.close()
+
+
+def test_root_is_never_given_the_userns_tier():
+    """Is the userns tier refused to root, whose uid would stay root outside?"""
+    needs_root()
+    with pytest.raises(KitError, match="ordinary users"):
+        tiers.candidates("userns", False)
+
+
+def test_two_graders_never_share_student_uids():
+    """Do two graders on one host hold disjoint blocks of uids?"""
+    needs_root()
+    first, second = uids.UidPool(), uids.UidPool()
+    try:
+        assert first.uids and second.uids and not set(first.uids) & set(second.uids)
+    finally:
+        first.close()
+        second.close()
+
+
+@pytest.mark.slow
+def test_a_host_that_cannot_grade_gives_no_score(mha, monkeypatch, tmp_path):
+    """When the sandbox cannot hold the reference, is the result 'not graded', exit status 3, and no score?"""
+    from autograder import cli
+
+    def broken(self, request):
+        raise KitError("the zygote could not start a student process")
+
+    monkeypatch.setattr(Zygote, "spawn", broken)
+    status = cli.main(["grade", str(mha.reference_path), "--out", str(tmp_path)])
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert status == 3 and "score" not in results and results["extra_data"]["status"] == "not graded"
 
 
 def test_device_auto_picks_the_gpu_only_where_there_is_one():
-    """Does --device auto mean cuda exactly when PyTorch sees a GPU (here: the CPU)?"""
+    """Does --device auto mean cuda exactly when PyTorch sees a GPU (asked without starting CUDA here)?"""
     import torch
 
-    assert Options(device="auto").resolved_device() == ("cuda" if torch.cuda.is_available() else "cpu")
-    assert Options(device="cpu").resolved_device() == "cpu"
+    assert GradingConfig(device="auto").resolved_device() == ("cuda" if torch.cuda.is_available() else "cpu")
+    assert GradingConfig(device="cpu").resolved_device() == "cpu"
+
+
+def test_a_cuda_sandbox_sees_the_gpu_and_keeps_its_environment():
+    """With --device cuda, are the driver's device nodes bound and CUDA's variables kept (checked here without a GPU)?"""
+    from autograder.sandbox.guest import isolation
+
+    assert isolation._devices("cpu") == [d for d in isolation._devices("cpu") if not d.startswith("/dev/nvidia")]
+    assert "/sys" in isolation._system_paths({"device": "cuda"}) and "/sys" not in isolation._system_paths({"device": "cpu"})
+    os.environ["CUDA_VISIBLE_DEVICES"] = "0"
+    try:
+        isolation.clean_environment("cuda")
+        assert os.environ["CUDA_VISIBLE_DEVICES"] == "0" and "HOME" in os.environ
+    finally:
+        os.environ.clear()
+        os.environ.update(ORIGINAL_ENVIRONMENT)
+
+
+ORIGINAL_ENVIRONMENT = dict(os.environ)
+
+
+def test_grader_uids_are_its_own_in_the_hostile_tests(mha):
+    """Does a grader's leftover check look at its own uids only (another grader may run beside it)?"""
+    needs_root()
+    with Grader(mha, GradingConfig()) as grader:
+        assert grader.isolation.uid_pool is not None and all(uid >= uids.BASE for uid in grader.isolation.uid_pool.uids)

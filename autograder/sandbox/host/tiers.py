@@ -127,7 +127,7 @@ def choose(
 
 def _limits_words(tier: str, hierarchy: Hierarchy | None, found: str) -> str:
     if tier == "process":
-        return "rlimits per process"
+        return "rlimits per process (memory by RLIMIT_DATA, processes by RLIMIT_NPROC)"
     if hierarchy is not None and hierarchy.version == 1:
         return found
     if hierarchy is not None and {"memory", "pids"} <= set(hierarchy.controllers):
