@@ -5,6 +5,7 @@ Shapes: batch is the number of sequences, seq (q_len, k_len) the number of token
 d_model the width of a token's vector, n_heads the number of heads and
 d_key = d_model // n_heads the width of one head.
 """
+
 import math
 import string
 

@@ -109,7 +109,9 @@ class Assignment:
                 if BEGIN_SOLUTION in body:
                     names.append(node.name)
         if not names:
-            raise KitError(f"{self.reference_path} has no exercise: mark each one's code with {BEGIN_SOLUTION} ... ### END SOLUTION")
+            raise KitError(
+                f"{self.reference_path} has no exercise: mark each one's code with {BEGIN_SOLUTION} ... ### END SOLUTION"
+            )
         return tuple(names)
 
     @cached_property

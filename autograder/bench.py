@@ -86,7 +86,10 @@ def measure(label: str, command: list[str], **kwargs) -> Run:
         raise RuntimeError(f"{label} failed ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if cgroup is not None:
-        peak, how = int((cgroup / "memory.max_usage_in_bytes").read_text()) / 2**20, "the whole process tree (a memory cgroup)"
+        peak, how = (
+            int((cgroup / "memory.max_usage_in_bytes").read_text()) / 2**20,
+            "the whole process tree (a memory cgroup)",
+        )
         _remove(cgroup)
     else:
         peak, how = after.ru_maxrss / 1024, "the largest process"
@@ -119,7 +122,21 @@ def bare_import(repeats: int = 3) -> Run:
 
 
 def grade_all(folder: Path, out: Path, jobs: int, label: str) -> Run:
-    command = [sys.executable, "-m", "autograder", "grade-all", str(folder), "-a", "mha", "--out", str(out), "--jobs", str(jobs), "--quiet", "--force"]
+    command = [
+        sys.executable,
+        "-m",
+        "autograder",
+        "grade-all",
+        str(folder),
+        "-a",
+        "mha",
+        "--out",
+        str(out),
+        "--jobs",
+        str(jobs),
+        "--quiet",
+        "--force",
+    ]
     return measure(label, command, cwd=KIT_ROOT)
 
 
@@ -133,7 +150,15 @@ def nbgrader_autograde(assignment, paths: list[Path], course: Path) -> Run:
         target = course / "submitted" / path.stem / assignment.name
         target.mkdir(parents=True)
         shutil.copy(path, target / assignment.notebook_name)
-    command = [sys.executable, "-m", "nbgrader", "autograde", assignment.name, f"--CourseDirectory.root={course}", "--log-level=ERROR"]
+    command = [
+        sys.executable,
+        "-m",
+        "nbgrader",
+        "autograde",
+        assignment.name,
+        f"--CourseDirectory.root={course}",
+        "--log-level=ERROR",
+    ]
     return measure("nbgrader autograde", command, cwd=KIT_ROOT, env=env)
 
 
@@ -160,7 +185,11 @@ def bench(n: int = 24, jobs: int = 2, scaling: int = 0, keep: Path | None = None
         for path in paths[:n]:
             shutil.copy(path, single / path.name)
         baseline = bare_import()
-        one = measure("one grade", [sys.executable, "-m", "autograder", "grade", str(paths[1]), "-a", "mha", "--out", str(work / "one")], cwd=KIT_ROOT)
+        one = measure(
+            "one grade",
+            [sys.executable, "-m", "autograder", "grade", str(paths[1]), "-a", "mha", "--out", str(work / "one")],
+            cwd=KIT_ROOT,
+        )
         small = grade_all(single, work / "out", jobs, f"grade-all of {n}")
         large = grade_all(work / "double", work / "out-double", jobs, f"grade-all of {2 * n}")
         nbgrader = nbgrader_autograde(assignment, paths[:n], work / "course")
@@ -180,8 +209,7 @@ def bench(n: int = 24, jobs: int = 2, scaling: int = 0, keep: Path | None = None
         }
         if scaling:
             folder = work / "scaling"
-            for path in make_class(assignment, scaling, folder):
-                pass
+            list(make_class(assignment, scaling, folder))
             job_counts = [j for j in (1, 2, 4, 8, 16, 32, 64) if j <= (os.cpu_count() or 1)]
             for count in job_counts:
                 run = grade_all(folder, work / f"out-{count}", count, f"{scaling} with {count} jobs")
@@ -197,23 +225,46 @@ def print_figures(figures: dict) -> None:
     base = figures["baseline"]
     unit = base.wall
     n, jobs = figures["n"], figures["jobs"]
-    print(f"On {figures['cpus']} CPUs; a bare `import torch` takes {base.wall:.2f} s ({base.cpu:.2f} core-s): 1 bare import.")
+    print(
+        f"On {figures['cpus']} CPUs; a bare `import torch` takes {base.wall:.2f} s ({base.cpu:.2f} core-s): 1 bare import."
+    )
     print()
     print(f"{'':34} {'wall s':>8} {'bare imports':>13} {'core-s':>8} {'peak MiB':>9}")
     rows = [
         ("bare import torch", base.wall, base.cpu, base.peak_mib),
         ("one grade (one submission)", figures["one"].wall, figures["one"].cpu, figures["one"].peak_mib),
-        (f"grade-all, {n} students, {jobs} jobs", figures["small"].wall, figures["small"].cpu, figures["small"].peak_mib),
-        (f"grade-all, {2 * n} students, {jobs} jobs", figures["large"].wall, figures["large"].cpu, figures["large"].peak_mib),
-        (f"nbgrader autograde, {n} students", figures["nbgrader"].wall, figures["nbgrader"].cpu, figures["nbgrader"].peak_mib),
+        (
+            f"grade-all, {n} students, {jobs} jobs",
+            figures["small"].wall,
+            figures["small"].cpu,
+            figures["small"].peak_mib,
+        ),
+        (
+            f"grade-all, {2 * n} students, {jobs} jobs",
+            figures["large"].wall,
+            figures["large"].cpu,
+            figures["large"].peak_mib,
+        ),
+        (
+            f"nbgrader autograde, {n} students",
+            figures["nbgrader"].wall,
+            figures["nbgrader"].cpu,
+            figures["nbgrader"].peak_mib,
+        ),
     ]
     for label, wall, cpu, peak in rows:
         print(f"{label:34} {wall:8.2f} {wall / unit:13.2f} {cpu:8.2f} {peak:9.0f}")
     print()
     per = figures["small"].wall / n
-    print(f"per submission, class of {n} with {jobs} jobs, start-up included: {per:.3f} s = {per / unit:.3f} bare imports")
-    print(f"marginal cost of a submission: {figures['marginal_cpu']:.3f} core-s, {figures['marginal_wall']:.3f} s of wall time with {jobs} jobs")
-    print(f"nbgrader autograde per submission: {figures['nbgrader'].wall / n:.3f} s; the kit is {figures['nbgrader'].wall / figures['small'].wall:.1f} times faster")
+    print(
+        f"per submission, class of {n} with {jobs} jobs, start-up included: {per:.3f} s = {per / unit:.3f} bare imports"
+    )
+    print(
+        f"marginal cost of a submission: {figures['marginal_cpu']:.3f} core-s, {figures['marginal_wall']:.3f} s of wall time with {jobs} jobs"
+    )
+    print(
+        f"nbgrader autograde per submission: {figures['nbgrader'].wall / n:.3f} s; the kit is {figures['nbgrader'].wall / figures['small'].wall:.1f} times faster"
+    )
     print(f"same total score from both: {figures['same_scores']}")
     print(f"peak memory: {figures['small'].peak_how}")
     if figures["scaling"]:

@@ -81,7 +81,9 @@ def cmd_grade(args) -> int:
         return EXIT_KIT
     percent = 100 * report.score / report.max_score if report.max_score else 0
     if args.fail_under is not None and percent < args.fail_under:
-        _say(f"score {points_text(report.score)} of {points_text(report.max_score)} ({float(percent):.1f}%) is under --fail-under {args.fail_under:g}%")
+        _say(
+            f"score {points_text(report.score)} of {points_text(report.max_score)} ({float(percent):.1f}%) is under --fail-under {args.fail_under:g}%"
+        )
         return EXIT_UNDER
     return 0
 
@@ -115,7 +117,9 @@ def cmd_gradebook(args) -> int:
     totals = export(Path(args.results), assignments.get(args.assignment), Path(args.course), overwrite=args.overwrite)
     for student, total in sorted(totals.items()):
         print(f"  {student:<24} {total:g}")
-    print(f"stored {len(totals)} students' points in {Path(args.course) / 'gradebook.db'}: `nbgrader export` writes grades.csv")
+    print(
+        f"stored {len(totals)} students' points in {Path(args.course) / 'gradebook.db'}: `nbgrader export` writes grades.csv"
+    )
     return 0
 
 
@@ -124,7 +128,9 @@ def cmd_gradescope(args) -> int:
 
     config = GradingConfig.from_arguments(args)
     path = write_bundle(assignments.get(args.assignment), Path(args.out), config, show_score=args.show_score)
-    print(f"wrote {path}: upload it as the assignment's autograder on Gradescope (setup.sh and run_autograder at its root)")
+    print(
+        f"wrote {path}: upload it as the assignment's autograder on Gradescope (setup.sh and run_autograder at its root)"
+    )
     return 0
 
 
@@ -148,18 +154,42 @@ def main(argv=None) -> int:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    build = commands.add_parser("build", help="generate the stubs, the nbgrader source notebook and the release (runs nbgrader)", description="Generate the stubs, the nbgrader source notebook and the release (runs nbgrader).")
+    build = commands.add_parser(
+        "build",
+        help="generate the stubs, the nbgrader source notebook and the release (runs nbgrader)",
+        description="Generate the stubs, the nbgrader source notebook and the release (runs nbgrader).",
+    )
     build.add_argument("assignments", nargs="*", help="assignments to build (default: all)")
     build.set_defaults(run=cmd_build)
 
-    grade = commands.add_parser("grade", help="grade one submission into DIR/results.json (Gradescope's format)", description="Grade one submission into DIR/results.json (Gradescope's format) and DIR/junit.xml.")
+    grade = commands.add_parser(
+        "grade",
+        help="grade one submission into DIR/results.json (Gradescope's format)",
+        description="Grade one submission into DIR/results.json (Gradescope's format) and DIR/junit.xml.",
+    )
     grade.add_argument("submission", help="a notebook, a .py file, a package folder or a repository folder")
     _assignment_arg(grade)
     grade.add_argument("--out", required=True, help="folder for results.json and junit.xml")
-    grade.add_argument("--fail-under", type=float, metavar="PERCENT", help="exit with status 1 when the score is under PERCENT of the points (for CI)")
-    grade.add_argument("--markdown", metavar="FILE", help="append a table of the points to FILE (e.g. $GITHUB_STEP_SUMMARY)")
-    grade.add_argument("--hidden-visibility", default="after_due_date", choices=["hidden", "after_due_date", "after_published", "visible"], help="Gradescope visibility of the hidden checks' details (default after_due_date)")
-    grade.add_argument("--show-score", action="store_true", help="show the points at once (Gradescope hides the total while any test is hidden) and keep the hidden checks' details out of results.json")
+    grade.add_argument(
+        "--fail-under",
+        type=float,
+        metavar="PERCENT",
+        help="exit with status 1 when the score is under PERCENT of the points (for CI)",
+    )
+    grade.add_argument(
+        "--markdown", metavar="FILE", help="append a table of the points to FILE (e.g. $GITHUB_STEP_SUMMARY)"
+    )
+    grade.add_argument(
+        "--hidden-visibility",
+        default="after_due_date",
+        choices=["hidden", "after_due_date", "after_published", "visible"],
+        help="Gradescope visibility of the hidden checks' details (default after_due_date)",
+    )
+    grade.add_argument(
+        "--show-score",
+        action="store_true",
+        help="show the points at once (Gradescope hides the total while any test is hidden) and keep the hidden checks' details out of results.json",
+    )
     GradingConfig.add_arguments(grade)
     grade.set_defaults(run=cmd_grade)
 
@@ -171,9 +201,13 @@ def main(argv=None) -> int:
     grade_all.add_argument("submissions", help="a folder or a .zip of submissions")
     _assignment_arg(grade_all)
     grade_all.add_argument("--out", required=True, help="folder for the results, summary.csv and the report")
-    grade_all.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, help="submissions graded at once (default: one per CPU)")
+    grade_all.add_argument(
+        "--jobs", "-j", type=int, default=os.cpu_count() or 1, help="submissions graded at once (default: one per CPU)"
+    )
     grade_all.add_argument("--force", action="store_true", help="grade everyone again, even where nothing changed")
-    grade_all.add_argument("--show-hidden", action="store_true", help="put the hidden checks' details in the students' feedback files")
+    grade_all.add_argument(
+        "--show-hidden", action="store_true", help="put the hidden checks' details in the students' feedback files"
+    )
     grade_all.add_argument("--quiet", action="store_true", help="no progress bar")
     GradingConfig.add_arguments(grade_all)
     grade_all.set_defaults(run=cmd_grade_all)
@@ -184,8 +218,16 @@ def main(argv=None) -> int:
         description="Measure, in one run: the kit's marginal and total cost per submission, a bare `import torch` as baseline, nbgrader autograde on the same notebooks, peak memory of each, and how throughput scales with --jobs.",
     )
     bench.add_argument("--n", type=int, default=24, help="submissions in the class (default 24)")
-    bench.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, help="the kit's parallel graders (default: one per CPU)")
-    bench.add_argument("--scaling", type=int, default=0, metavar="N", help="also grade a class of N with 1, 2, 4, ... jobs up to the CPUs here, and print the table")
+    bench.add_argument(
+        "--jobs", "-j", type=int, default=os.cpu_count() or 1, help="the kit's parallel graders (default: one per CPU)"
+    )
+    bench.add_argument(
+        "--scaling",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also grade a class of N with 1, 2, 4, ... jobs up to the CPUs here, and print the table",
+    )
     bench.add_argument("--keep", help="copy the benchmark's folders (class, course, results) here")
     bench.set_defaults(run=cmd_bench)
 
@@ -196,7 +238,9 @@ def main(argv=None) -> int:
     )
     gradebook.add_argument("results", help="the --out folder of grade-all")
     _assignment_arg(gradebook, required=True)
-    gradebook.add_argument("--course", default=str(Path.cwd()), help="the nbgrader course folder holding gradebook.db (default: here)")
+    gradebook.add_argument(
+        "--course", default=str(Path.cwd()), help="the nbgrader course folder holding gradebook.db (default: here)"
+    )
     gradebook.add_argument("--overwrite", action="store_true", help="replace scores already in the gradebook")
     gradebook.set_defaults(run=cmd_gradebook)
 
@@ -207,14 +251,26 @@ def main(argv=None) -> int:
     )
     _assignment_arg(gradescope, required=True)
     gradescope.add_argument("--out", required=True, help="the zip file to write")
-    gradescope.add_argument("--show-score", action="store_true", help="show students their total before the due date (the hidden checks' details still wait)")
+    gradescope.add_argument(
+        "--show-score",
+        action="store_true",
+        help="show students their total before the due date (the hidden checks' details still wait)",
+    )
     GradingConfig.add_arguments(gradescope)
     gradescope.set_defaults(run=cmd_gradescope)
 
-    demo = commands.add_parser("demo", help="build the releases and grade the bundled samples", description="Build the releases with nbgrader and grade the reference, the blank release and a sample with one bug.")
+    demo = commands.add_parser(
+        "demo",
+        help="build the releases and grade the bundled samples",
+        description="Build the releases with nbgrader and grade the reference, the blank release and a sample with one bug.",
+    )
     demo.set_defaults(run=cmd_demo)
 
-    doctor = commands.add_parser("doctor", help="check this host before a course: the isolation tier it gives and why, the GPU, nbgrader", description="Check this host: which isolation tier grading gets here and why, whether the GPU path works, whether nbgrader's kernel can import the kit.")
+    doctor = commands.add_parser(
+        "doctor",
+        help="check this host before a course: the isolation tier it gives and why, the GPU, nbgrader",
+        description="Check this host: which isolation tier grading gets here and why, whether the GPU path works, whether nbgrader's kernel can import the kit.",
+    )
     GradingConfig.add_arguments(doctor)
     doctor.set_defaults(run=cmd_doctor)
 

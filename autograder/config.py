@@ -8,8 +8,8 @@ The grade commands (``grade``, ``grade-all``), the plain-pytest route
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
-from typing import Callable
 
 GiB = 1024**3
 
@@ -20,13 +20,25 @@ def option(default, help: str, **argparse_options):
 
 @dataclass(frozen=True)
 class GradingConfig:
-    device: str = option("cpu", "where the student's code runs: cpu, cuda or auto (cuda when a GPU is there)", choices=["cpu", "cuda", "auto"])
+    device: str = option(
+        "cpu",
+        "where the student's code runs: cpu, cuda or auto (cuda when a GPU is there)",
+        choices=["cpu", "cuda", "auto"],
+    )
     timeout: float = option(10.0, "CPU seconds the student's code may use per exercise (and to load)", type=float)
     wall_factor: float = option(3.0, "an exercise may take this many times its CPU seconds in wall time", type=float)
     memory: float = option(2.0, "GiB of memory the student's code may use", type=float)
     processes: int = option(32, "processes and threads the student's code may run at once", type=int)
-    isolation: str = option("auto", "auto (the strongest this host allows), hardened, userns, uid or process", choices=["auto", "hardened", "userns", "uid", "process"])
-    allow_unsandboxed: bool = option(False, "where no isolation tier works, grade in a plain separate process instead of refusing (NOT isolated)", action="store_true")
+    isolation: str = option(
+        "auto",
+        "auto (the strongest this host allows), hardened, userns, uid or process",
+        choices=["auto", "hardened", "userns", "uid", "process"],
+    )
+    allow_unsandboxed: bool = option(
+        False,
+        "where no isolation tier works, grade in a plain separate process instead of refusing (NOT isolated)",
+        action="store_true",
+    )
 
     def limits(self):
         from .sandbox.host.session import Limits
@@ -76,7 +88,9 @@ class GradingConfig:
         values = {}
         for item in fields(cls):
             option = f"{prefix}{item.name.replace('_', '-')}"
-            value = arguments(f"--{option}") if callable(arguments) else getattr(arguments, option.replace("-", "_"), None)
+            value = (
+                arguments(f"--{option}") if callable(arguments) else getattr(arguments, option.replace("-", "_"), None)
+            )
             if value is not None:
                 values[item.name] = value
         return cls(**values)

@@ -26,7 +26,10 @@ def samples(assignment) -> dict:
 def demo() -> int:
     for assignment in assignments.discover().values():
         changed = build(assignment)
-        print(f"built {assignment.name} with nbgrader: " + ("updated " + ", ".join(changed) if changed else "release up to date"))
+        print(
+            f"built {assignment.name} with nbgrader: "
+            + ("updated " + ", ".join(changed) if changed else "release up to date")
+        )
         reports = {}
         # The samples are the kit's own files: grade them even where no isolation tier works.
         with Grader(assignment, GradingConfig(allow_unsandboxed=True)) as grader:

@@ -64,7 +64,9 @@ def doctor(config: GradingConfig) -> int:
         try:
             with Grader(assignment, config) as grader:
                 grader.check_host()
-            print(f"{assignment.name}: the reference gets full marks through the sandbox on {grader.device}; its outputs are cached")
+            print(
+                f"{assignment.name}: the reference gets full marks through the sandbox on {grader.device}; its outputs are cached"
+            )
         except KitError as error:
             problems += 1
             print(f"{assignment.name}: cannot grade here: {error}")
@@ -85,8 +87,14 @@ def _gpu() -> str:
 
 def _nbgrader_kernel() -> str:
     """Whether the 'python3' kernel nbgrader autograde runs can import the kit (its hidden cells need it)."""
-    scripts = os.path.dirname(sys.executable)  # nbgrader runs from the kit's environment (autograder.author.release.nbgrader_env)
-    jupyter = os.path.join(scripts, "jupyter") if os.path.exists(os.path.join(scripts, "jupyter")) else shutil.which("jupyter") or "jupyter"
+    scripts = os.path.dirname(
+        sys.executable
+    )  # nbgrader runs from the kit's environment (autograder.author.release.nbgrader_env)
+    jupyter = (
+        os.path.join(scripts, "jupyter")
+        if os.path.exists(os.path.join(scripts, "jupyter"))
+        else shutil.which("jupyter") or "jupyter"
+    )
     try:
         listed = subprocess.run([jupyter, "kernelspec", "list", "--json"], capture_output=True, text=True, timeout=60)
         spec = json.loads(listed.stdout)["kernelspecs"]["python3"]["spec"]

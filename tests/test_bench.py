@@ -11,6 +11,14 @@ def test_bench_prints_its_figures(capsys):
     print_figures(figures)
     out = capsys.readouterr().out
     assert figures["same_scores"] == "2 of 2"
-    for words in ("bare import", "one grade", "marginal cost of a submission", "nbgrader autograde", "times faster", "peak MiB", "scaling"):
+    for words in (
+        "bare import",
+        "one grade",
+        "marginal cost of a submission",
+        "nbgrader autograde",
+        "times faster",
+        "peak MiB",
+        "scaling",
+    ):
         assert words in out
     assert figures["small"].peak_mib > 0 and figures["nbgrader"].peak_mib > 0 and figures["baseline"].cpu > 0

@@ -19,6 +19,7 @@ module level (vermin does not read try/except ImportError, nor guards inside a f
     else:
         import tomli as tomllib
 """
+
 import json
 import shutil
 import subprocess
@@ -62,16 +63,28 @@ def problems_on_3_10(paths: list[Path]) -> str:
         pytest.fail("vermin and ruff come with the kit's dev extra (requirements.lock): run `make test`")
     found = []
     done = subprocess.run(
-        [vermin, f"--target={TARGET}-", "--violations", "--eval-annotations", "--no-tips", "--quiet",
-         *map(str, paths)],
-        capture_output=True, text=True,
+        [vermin, f"--target={TARGET}-", "--violations", "--eval-annotations", "--no-tips", "--quiet", *map(str, paths)],
+        capture_output=True,
+        text=True,
     )
     if done.returncode != 0:
         found.append(f"vermin (exit {done.returncode}):\n{done.stdout}{done.stderr}")
     done = subprocess.run(
-        [ruff, "check", "--select", "E9", "--target-version", "py" + TARGET.replace(".", ""),
-         "--output-format", "concise", "--no-cache", "--isolated", *map(str, paths)],
-        capture_output=True, text=True,
+        [
+            ruff,
+            "check",
+            "--select",
+            "E9",
+            "--target-version",
+            "py" + TARGET.replace(".", ""),
+            "--output-format",
+            "concise",
+            "--no-cache",
+            "--isolated",
+            *map(str, paths),
+        ],
+        capture_output=True,
+        text=True,
     )
     if done.returncode != 0:
         found.append(f"ruff (exit {done.returncode}):\n{done.stdout}{done.stderr}")

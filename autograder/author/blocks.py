@@ -76,6 +76,7 @@ def exercise_message(assignment: Assignment, name: str) -> str:
     number = assignment.graded.index(name) + 1
     return f"Exercise {number} ({name}): {STUB_MARKER}."
 
+
 def _enclosing_function(lines: list[str], index: int) -> str:
     """The name of the def that holds line ``index``."""
     indent = len(lines[index]) - len(lines[index].lstrip())

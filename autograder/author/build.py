@@ -67,7 +67,11 @@ def fresh_bundle_cell(assignment: Assignment) -> str:
     visible = visible_data(assignment)
     committed = committed_bundle(assignment)
     text = visible_json(visible)
-    if committed is not None and "visible.json" in committed[1] and equivalent(json.loads(committed[1]["visible.json"]), visible):
+    if (
+        committed is not None
+        and "visible.json" in committed[1]
+        and equivalent(json.loads(committed[1]["visible.json"]), visible)
+    ):
         text = committed[1]["visible.json"]
     files = bundle_files(assignment, text)
     if committed is not None and {k: v for k, v in committed[1].items() if k != "bootstrap.py"} == files:

@@ -24,7 +24,6 @@ from ..errors import KitError
 from ..public.notebook import NEEDS
 
 
-
 @dataclass(frozen=True)
 class LessonCell:
     kind: str  # "markdown", "code", "setup", "exercise", "check"
@@ -79,13 +78,13 @@ def _lesson_fence(info: str, body: str, path: Path) -> LessonCell:
     match = re.fullmatch(r"\{(setup|exercise|check)\}\s*(\w*)", info)
     if not match:
         raise KitError(
-            f"{path}: unknown fence ```{info}; use ```python, ```{{setup}}, "
-            f"```{{exercise}} NAME or ```{{check}} NAME"
+            f"{path}: unknown fence ```{info}; use ```python, ```{{setup}}, ```{{exercise}} NAME or ```{{check}} NAME"
         )
     kind, name = match.group(1), match.group(2) or None
     if kind == "exercise" and body.strip():
         raise KitError(f"{path}: ```{{exercise}} {name} must be empty: its code comes from the reference")
     return LessonCell(kind, body, name)
+
 
 def check_contract(assignment: Assignment, lesson: list[LessonCell]) -> None:
     path = assignment.lesson_path
@@ -100,7 +99,9 @@ def check_contract(assignment: Assignment, lesson: list[LessonCell]) -> None:
             )
     exercises = [c.name for c in lesson if c.kind == "exercise"]
     if exercises != list(assignment.graded):
-        raise KitError(f"{path}: the exercises come in the order {exercises}; the contract (and their numbers) say {list(assignment.graded)}")
+        raise KitError(
+            f"{path}: the exercises come in the order {exercises}; the contract (and their numbers) say {list(assignment.graded)}"
+        )
     order = [(c.kind, c.name) for c in lesson if c.kind in ("exercise", "check")]
     for name in assignment.graded:
         if order.index(("exercise", name)) > order.index(("check", name)):
@@ -142,7 +143,11 @@ def _reads(statement: ast.stmt) -> set[str]:
     for other statements, the names it loads without binding them itself (a loop's variable is its own)."""
     loads = {node.id for node in ast.walk(statement) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
     if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-        return loads | ({statement.target.id} if isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name) else set())
+        return loads | (
+            {statement.target.id}
+            if isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name)
+            else set()
+        )
     return loads - _defined(statement)
 
 

@@ -71,15 +71,25 @@ def master_notebook(assignment: Assignment, bundle_cell: str) -> nbformat.Notebo
             metadata = {**nbgrader_metadata("selfcheck", locked=True), **CELL_METADATA}
             cells.append(nbformat.v4.new_code_cell(bundle_cell, id="selfcheck", metadata=metadata))
             source = given + ("\n\n" + cell.text if cell.text.strip() else "")
-            cells.append(nbformat.v4.new_code_cell(source, id="setup", metadata=nbgrader_metadata("setup", locked=True)))
+            cells.append(
+                nbformat.v4.new_code_cell(source, id="setup", metadata=nbgrader_metadata("setup", locked=True))
+            )
         elif cell.kind == "exercise":
             source = add_stub_raises(exercises[cell.name], exercise_message(assignment, cell.name))
-            cells.append(nbformat.v4.new_code_cell(source.rstrip("\n"), id=cell.name, metadata=nbgrader_metadata(cell.name, solution=True)))
+            cells.append(
+                nbformat.v4.new_code_cell(
+                    source.rstrip("\n"), id=cell.name, metadata=nbgrader_metadata(cell.name, solution=True)
+                )
+            )
         elif cell.kind == "check":
             check_id, tests_id = f"{cell.name}-check", f"{cell.name}-tests"
-            cells.append(nbformat.v4.new_code_cell(cell.text, id=check_id, metadata=nbgrader_metadata(check_id, locked=True)))
+            cells.append(
+                nbformat.v4.new_code_cell(cell.text, id=check_id, metadata=nbgrader_metadata(check_id, locked=True))
+            )
             metadata = nbgrader_metadata(tests_id, grade=True, locked=True, points=points[cell.name])
-            cells.append(nbformat.v4.new_code_cell(hidden_test_source(assignment, cell.name), id=tests_id, metadata=metadata))
+            cells.append(
+                nbformat.v4.new_code_cell(hidden_test_source(assignment, cell.name), id=tests_id, metadata=metadata)
+            )
     notebook = nbformat.v4.new_notebook(cells=cells)
     notebook.metadata.update(
         {

@@ -33,7 +33,17 @@ def nbgrader_env() -> dict[str, str]:
 
 def run_nbgrader(assignment: Assignment, course_root: Path, *extra: str) -> None:
     """Real ``nbgrader generate_assignment``, with the kit's nbgrader_config.py, in course_root."""
-    command = [sys.executable, "-m", "nbgrader", "generate_assignment", assignment.name, "--force", f"--CourseDirectory.root={course_root}", "--log-level=WARN", *extra]
+    command = [
+        sys.executable,
+        "-m",
+        "nbgrader",
+        "generate_assignment",
+        assignment.name,
+        "--force",
+        f"--CourseDirectory.root={course_root}",
+        "--log-level=WARN",
+        *extra,
+    ]
     done = subprocess.run(command, cwd=KIT_ROOT, env=nbgrader_env(), capture_output=True, text=True)
     if done.returncode != 0:
         raise KitError(f"nbgrader generate_assignment failed:\n{done.stdout}\n{done.stderr}")
@@ -89,7 +99,13 @@ def check_bundle(assignment: Assignment, bundle: dict[str, str], where: Path) ->
     """The bundle holds the public engine and the probes as they are, the visible data, and its own glue."""
     public = {f"public/{p.name}": p.read_text() for p in PUBLIC.glob("*.py")}
     probes = {f"course/{assignment.name}/probes.py": assignment.probes_path.read_text()}
-    glue = {"__init__.py", "bootstrap.py", "visible.json", "course/__init__.py", f"course/{assignment.name}/__init__.py"}
+    glue = {
+        "__init__.py",
+        "bootstrap.py",
+        "visible.json",
+        "course/__init__.py",
+        f"course/{assignment.name}/__init__.py",
+    }
     allowed = set(public) | set(probes) | glue
     unknown = sorted(set(bundle) - allowed)
     if unknown:

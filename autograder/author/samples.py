@@ -26,7 +26,9 @@ def sample_notebook(assignment: Assignment, mistake_id: str | None) -> nbformat.
     for cell in notebook.cells:
         if cell.get("id") in blocks:
             cell.source = strip_markers(blocks[cell.id]).rstrip("\n")
-    notebook.metadata[METADATA_KEY]["note"] = f"a sample submission with the mistake {mistake_id}" if mistake_id else "a sample submission"
+    notebook.metadata[METADATA_KEY]["note"] = (
+        f"a sample submission with the mistake {mistake_id}" if mistake_id else "a sample submission"
+    )
     return notebook
 
 

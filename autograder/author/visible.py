@@ -93,14 +93,21 @@ def equivalent(old: dict, new: dict) -> bool:
     if set(old) != set(new) or old.get("hidden") != new.get("hidden") or len(old["checks"]) != len(new["checks"]):
         return False
     for a, b in zip(old["checks"], new["checks"]):
-        if {k: v for k, v in a.items() if k not in ("expected", "mistakes")} != {k: v for k, v in b.items() if k not in ("expected", "mistakes")}:
+        if {k: v for k, v in a.items() if k not in ("expected", "mistakes")} != {
+            k: v for k, v in b.items() if k not in ("expected", "mistakes")
+        }:
             return False
         tolerances = PROBES[a["probe"]].tolerances
         if not _same_outputs(a["expected"], b["expected"], tolerances):
             return False
-        if [(m["id"], m["message"], m.get("error")) for m in a["mistakes"]] != [(m["id"], m["message"], m.get("error")) for m in b["mistakes"]]:
+        if [(m["id"], m["message"], m.get("error")) for m in a["mistakes"]] != [
+            (m["id"], m["message"], m.get("error")) for m in b["mistakes"]
+        ]:
             return False
-        if not all(_same_outputs(m.get("outputs", {}), n.get("outputs", {}), tolerances) for m, n in zip(a["mistakes"], b["mistakes"])):
+        if not all(
+            _same_outputs(m.get("outputs", {}), n.get("outputs", {}), tolerances)
+            for m, n in zip(a["mistakes"], b["mistakes"])
+        ):
             return False
     return True
 

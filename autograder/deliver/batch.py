@@ -51,13 +51,17 @@ STOP_AFTER = 3  # host failures in a row, from the start, that end a run
 
 def grading_digest(assignment: Assignment, config: GradingConfig) -> str:
     """A hash of everything that decides a grade: a change of any of it grades everyone again."""
-    digest = hashlib.sha256(f"{__version__}\n{config.device} {config.timeout} {config.wall_factor} {config.memory} {config.processes} {config.isolation}\n".encode())
+    digest = hashlib.sha256(
+        f"{__version__}\n{config.device} {config.timeout} {config.wall_factor} {config.memory} {config.processes} {config.isolation}\n".encode()
+    )
     kit = KIT_ROOT / "autograder"
     files = [p for folder in ("public", "grade", "sandbox") for p in sorted((kit / folder).rglob("*.py"))]
     files += [kit / "results" / "scoring.py", kit / "config.py"]
     files += sorted(p for p in assignment.folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
     for path in files:
-        digest.update(path.relative_to(KIT_ROOT).as_posix().encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+        digest.update(
+            path.relative_to(KIT_ROOT).as_posix().encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest()
+        )
     return digest.hexdigest()
 
 
@@ -94,13 +98,17 @@ def is_done(submission: Submission, out: Path, digest: str, finger: str) -> bool
         extra = json.loads(results_path(out, submission).read_text())["extra_data"]
     except (OSError, ValueError, KeyError, TypeError):
         return False
-    return extra.get("status") == "graded" and extra.get("grading_digest") == digest and extra.get("fingerprint") == finger
+    return (
+        extra.get("status") == "graded" and extra.get("grading_digest") == digest and extra.get("fingerprint") == finger
+    )
 
 
 # ------------------------------------------------------------------ a worker
 
 
-def _grade_one(grader, submission: Submission, out: Path, digest: str, finger: str, show_hidden: bool) -> tuple[str, str]:
+def _grade_one(
+    grader, submission: Submission, out: Path, digest: str, finger: str, show_hidden: bool
+) -> tuple[str, str]:
     """Grade one student into out/students/<key>/; return (status, reason)."""
     from ..grade.engine import HostError
     from ..public.loader import SubmissionError
@@ -111,7 +119,11 @@ def _grade_one(grader, submission: Submission, out: Path, digest: str, finger: s
     try:
         report = grader.grade(submission.path, label=clean_name(submission.path.name))
         results = gradescope_json(report, extra=extra)
-        status, reason = ("error", "the kit failed on some checks: " + "; ".join(results["extra_data"]["internal_errors"])[:300]) if report.internal_errors() else ("graded", "")
+        status, reason = (
+            ("error", "the kit failed on some checks: " + "; ".join(results["extra_data"]["internal_errors"])[:300])
+            if report.internal_errors()
+            else ("graded", "")
+        )
     except SubmissionError as error:
         results = not_graded_json(str(error), grader.assignment.name, extra, student_fault=True)
         status, reason = "not graded", clean(error, 300)
@@ -135,7 +147,13 @@ def _keep_notebook(submission: Submission, results: dict, folder: Path) -> None:
 
     entry = results["extra_data"].get("entry", "")
     source = submission.path.parent / entry if entry else None
-    if source is not None and source.suffix == ".ipynb" and source.is_file() and not source.is_symlink() and source.stat().st_size < 16 * 2**20:
+    if (
+        source is not None
+        and source.suffix == ".ipynb"
+        and source.is_file()
+        and not source.is_symlink()
+        and source.stat().st_size < 16 * 2**20
+    ):
         shutil.copyfile(source, folder / "submission.ipynb")
 
 
@@ -155,7 +173,16 @@ def _worker(grader, out: str, tasks, done, digest: str, show_hidden: bool) -> No
 # ------------------------------------------------------------------ the class
 
 
-def grade_all(folder: Path, assignment_name: str | None, out: Path, config: GradingConfig, jobs: int = 1, progress: bool = True, force: bool = False, show_hidden: bool = False) -> int:
+def grade_all(
+    folder: Path,
+    assignment_name: str | None,
+    out: Path,
+    config: GradingConfig,
+    jobs: int = 1,
+    progress: bool = True,
+    force: bool = False,
+    show_hidden: bool = False,
+) -> int:
     """Grade a class into out/; print the report; return the command's exit status."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -183,12 +210,16 @@ def grade_all(folder: Path, assignment_name: str | None, out: Path, config: Grad
     print(text, end="")
     graded = sum(1 for s in todo if status[s.key][0] == "graded")
     problems = {key: value for key, value in status.items() if value[0] == "error"}
-    print(f"\n{graded} graded, {len(intake.submissions) - len(todo)} unchanged since the last run, {len(problems)} errors of the kit")
+    print(
+        f"\n{graded} graded, {len(intake.submissions) - len(todo)} unchanged since the last run, {len(problems)} errors of the kit"
+    )
     if stopped:
         print(f"error: grading stopped: {stopped}", file=sys.stderr)
     for key, (what, reason) in list(problems.items())[:20]:
         print(f"  {key}: {what}: {reason}", file=sys.stderr)
-    print(f"wrote {out / 'summary.csv'}, {out / 'report.txt'}, {out / 'report.png'} and {out}/students/<student>/ (results.json, feedback.html, feedback.md)")
+    print(
+        f"wrote {out / 'summary.csv'}, {out / 'report.txt'}, {out / 'report.png'} and {out}/students/<student>/ (results.json, feedback.html, feedback.md)"
+    )
     return 3 if problems else 0
 
 
@@ -203,7 +234,9 @@ def _infer(intake: Intake) -> Assignment:
     raise KitError("cannot tell which assignment these submissions are for; pass --assignment")
 
 
-def _grade_class(todo, assignment, out: Path, config, jobs: int, progress: bool, digest: str, fingers: dict, show_hidden: bool) -> dict:
+def _grade_class(
+    todo, assignment, out: Path, config, jobs: int, progress: bool, digest: str, fingers: dict, show_hidden: bool
+) -> dict:
     from ..grade.engine import Grader
 
     with Grader(assignment, config) as grader:
@@ -234,7 +267,9 @@ def _parallel(grader, todo, out, digest, fingers, show_hidden, progress, jobs) -
     workers = []
     for _ in range(jobs):
         worker_grader = grader.for_worker()
-        process = context.Process(target=_worker, args=(worker_grader, str(out), tasks, done, digest, show_hidden), daemon=True)
+        process = context.Process(
+            target=_worker, args=(worker_grader, str(out), tasks, done, digest, show_hidden), daemon=True
+        )
         process.start()
         worker_grader.runtime.zygote.sock.close()  # the worker holds it now
         workers.append(process)
@@ -265,7 +300,9 @@ def _parallel(grader, todo, out, digest, fingers, show_hidden, progress, jobs) -
 def _stop_if_host_fails(status: dict) -> None:
     outcomes = list(status.values())
     if len(outcomes) == STOP_AFTER and all(what == "error" for what, _ in outcomes):
-        raise KitError(f"the first {STOP_AFTER} submissions all failed for a reason outside student code: {outcomes[0][1]}")
+        raise KitError(
+            f"the first {STOP_AFTER} submissions all failed for a reason outside student code: {outcomes[0][1]}"
+        )
 
 
 class Progress:
@@ -287,7 +324,9 @@ class Progress:
         width = 30
         filled = int(width * self.done / self.total)
         bar = "#" * filled + "-" * (width - filled)
-        line = f"[{bar}] {self.done}/{self.total}  {_clock(elapsed)} elapsed, {_clock(left)} left  {clean_name(label, 40)}"
+        line = (
+            f"[{bar}] {self.done}/{self.total}  {_clock(elapsed)} elapsed, {_clock(left)} left  {clean_name(label, 40)}"
+        )
         if self.tty:
             self.stream.write("\r" + line[:110].ljust(110))
             if self.done == self.total:
@@ -322,16 +361,24 @@ def write_summary(intake: Intake, assignment: Assignment, out: Path, status: dic
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     head = ["key", "name", "student_id", "email", "late", "submitted_at", "status", "reason", "score", "max_score"]
-    writer.writerow(head + list(assignment.graded) + ["file", "isolation", "mistakes", "internal_errors", "earlier", "source", "group"])
+    writer.writerow(
+        head
+        + list(assignment.graded)
+        + ["file", "isolation", "mistakes", "internal_errors", "earlier", "source", "group"]
+    )
     for submission in intake.submissions:
-        for name, student_id, email in submission.members or [(submission.name, submission.student_id, submission.email)]:
+        for name, student_id, email in submission.members or [
+            (submission.name, submission.student_id, submission.email)
+        ]:
             writer.writerow(_row(submission, name, student_id, email, results, status, assignment))
     path = out / "summary.csv"
     write_atomically(path, buffer.getvalue())
     return path
 
 
-def _row(submission: Submission, name: str, student_id: str, email: str, results: dict, status: dict, assignment: Assignment) -> list[str]:
+def _row(
+    submission: Submission, name: str, student_id: str, email: str, results: dict, status: dict, assignment: Assignment
+) -> list[str]:
     """One student's row: a group's members each get one, with the group's results."""
     result = results.get(submission.key, {})
     extra = result.get("extra_data", {})
@@ -344,7 +391,10 @@ def _row(submission: Submission, name: str, student_id: str, email: str, results
         points_text_of(result.get("score")) if "score" in result and what != "error" else "",
         points_text_of(extra.get("max_score")) if graded else "",
     ]  # fmt: skip
-    row += [points_text_of(by_name[exercise]["score"]) if graded and exercise in by_name else "" for exercise in assignment.graded]
+    row += [
+        points_text_of(by_name[exercise]["score"]) if graded and exercise in by_name else ""
+        for exercise in assignment.graded
+    ]
     row += [
         extra.get("entry", ""), (extra.get("isolation") or {}).get("tier", ""), " ".join(extra.get("mistakes", [])),
         len(extra.get("internal_errors", [])) if "internal_errors" in extra else "", " ".join(clean_name(p.name) for p in submission.earlier), submission.source,

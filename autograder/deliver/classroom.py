@@ -33,14 +33,15 @@ The workflow template (``autograder/deliver/templates/github-classroom.yml``) ca
 ``report_to_github`` once grading is done; ``write_github_output`` is the part that
 writes the step's ``result`` output.
 """
+
 from __future__ import annotations
 
 import base64
 import json
 import os
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 RESULT_VERSION = 1  # the version autograding-command-grader writes; the reporter reads none
 TOLERANCE = 1e-9
@@ -100,7 +101,11 @@ def runner_payload(results: dict, fail_under: float | None = None, points: Mappi
         full = score >= top - TOLERANCE
         tests.append(_test(name, "pass" if full else "fail", score, top, f"{score:g} of {top:g} points"))
     if not graded(results):
-        reason = (results.get("extra_data") or {}).get("error") or results.get("output") or "the submission could not be graded"
+        reason = (
+            (results.get("extra_data") or {}).get("error")
+            or results.get("output")
+            or "the submission could not be graded"
+        )
         tests.append(_test("submission", "error", 0.0, 0.0, str(reason)))
         status = "error"
     elif fail_under is not None:
@@ -150,14 +155,25 @@ def markdown_points(results: dict, show_hidden: bool = False, points: Mapping[st
     assignment = (results.get("extra_data") or {}).get("assignment") or "assignment"
     lines = [f"### {assignment}: {score:g} of {top:g} points", ""]
     if not graded(results):
-        reason = (results.get("extra_data") or {}).get("error") or results.get("output") or "the submission could not be graded"
+        reason = (
+            (results.get("extra_data") or {}).get("error")
+            or results.get("output")
+            or "the submission could not be graded"
+        )
         lines += [f"**Not graded:** {reason}", ""]
     lines += ["| exercise | points |", "|---|---|"]
     lines += [f"| `{name}` | {s:g} / {m:g} |" for name, s, m in exercise_points(results, points)]
-    lost = [test for test in results.get("tests") or [] if float(test.get("score") or 0) < float(test.get("max_score") or 0) - TOLERANCE]
+    lost = [
+        test
+        for test in results.get("tests") or []
+        if float(test.get("score") or 0) < float(test.get("max_score") or 0) - TOLERANCE
+    ]
     if show_hidden and lost:
         lines += ["", "Checks that lost points:", ""]
-        lines += [f"- **{test.get('name', '')}**: {str(test.get('output', '')).splitlines()[0] if test.get('output') else ''}" for test in lost]
+        lines += [
+            f"- **{test.get('name', '')}**: {str(test.get('output', '')).splitlines()[0] if test.get('output') else ''}"
+            for test in lost
+        ]
     elif lost:
         lines += ["", "The hidden checks' feedback is shown here once your instructor allows it."]
     return "\n".join(lines) + "\n"
@@ -176,7 +192,9 @@ def public_results(results: dict, show_hidden: bool = False) -> dict:
     public = {
         "score": results.get("score", 0),
         "tests": [test for test in results.get("tests") or [] if test.get("visibility") == "visible"],
-        "extra_data": {key: extra[key] for key in ("assignment", "max_score", "by_name", "notes", "error") if key in extra},
+        "extra_data": {
+            key: extra[key] for key in ("assignment", "max_score", "by_name", "notes", "error") if key in extra
+        },
     }
     return json.loads(json.dumps(public))
 
@@ -200,7 +218,9 @@ def _flag(value: str | None) -> bool:
     return (value or "").strip().lower() in {"1", "true", "yes", "on"}
 
 
-def report_to_github(results_dir: str | os.PathLike, public_dir: str | os.PathLike, environ: Mapping[str, str] = os.environ) -> dict:
+def report_to_github(
+    results_dir: str | os.PathLike, public_dir: str | os.PathLike, environ: Mapping[str, str] = os.environ
+) -> dict:
     """After grading, in a GitHub Actions step: what Classroom, the job summary and the artifact get.
 
     Reads results_dir/results.json and, from ``environ``: FAIL_UNDER (percent),

@@ -18,6 +18,7 @@ each text is cut to a bounded length, and all of it is escaped for HTML or Markd
 The page needs nothing else: no script (its Content-Security-Policy forbids any), no
 external font, image or style sheet, so it opens offline and prints.
 """
+
 from __future__ import annotations
 
 import html
@@ -205,7 +206,7 @@ def _exercise_of(test: dict) -> tuple[str, str]:
     tags = _strings(test.get("tags"))
     if tags:
         exercise = tags[0]
-        title = name[len(exercise) + 2:] if name.startswith(exercise + ": ") else name
+        title = name[len(exercise) + 2 :] if name.startswith(exercise + ": ") else name
     elif ": " in name:
         exercise, title = name.split(": ", 1)
     else:
@@ -465,9 +466,15 @@ def _md_lost(fb: Feedback) -> list[str]:
 def _md_exercise(fb: Feedback, exercise: Exercise) -> list[str]:
     if not exercise.checks and not exercise.hidden_titles and exercise.hidden_cases is None:
         return []
-    out = [f"## {_md_name(exercise.name)}: {_score(exercise.score, exercise.max_score)} / {_points(exercise.max_score)}", ""]
+    out = [
+        f"## {_md_name(exercise.name)}: {_score(exercise.score, exercise.max_score)} / {_points(exercise.max_score)}",
+        "",
+    ]
     for mistake in exercise.mistakes:
-        out += [f"> **Known mistake in your code** {_md_name(mistake)}: {_md(fb.explanation(mistake) or NO_EXPLANATION)}", ""]
+        out += [
+            f"> **Known mistake in your code** {_md_name(mistake)}: {_md(fb.explanation(mistake) or NO_EXPLANATION)}",
+            "",
+        ]
     visible = [c for c in exercise.checks if c.visible]
     hidden = [c for c in exercise.checks if not c.visible]
     if visible:
@@ -508,7 +515,12 @@ def _md_check(fb: Feedback, check: Check) -> list[str]:
 
 
 def _details(fb: Feedback) -> list[tuple[str, str]]:
-    pairs = [("submission", fb.submission), ("assignment", fb.assignment), ("device", fb.device), ("isolation", fb.isolation)]
+    pairs = [
+        ("submission", fb.submission),
+        ("assignment", fb.assignment),
+        ("device", fb.device),
+        ("isolation", fb.isolation),
+    ]
     return [(key, value) for key, value in pairs if value]
 
 
@@ -628,7 +640,14 @@ def render_html(results: dict, *, show_hidden: bool = False, student: str = "") 
             + "</div>"
         )
         if fb.max_score:
-            body.append(_bar(f"meter {state}", fb.score, fb.max_score, f"{_score(fb.score, fb.max_score)} of {_points(fb.max_score)} points"))
+            body.append(
+                _bar(
+                    f"meter {state}",
+                    fb.score,
+                    fb.max_score,
+                    f"{_score(fb.score, fb.max_score)} of {_points(fb.max_score)} points",
+                )
+            )
         if fb.exercises:
             body.append(f'<p class="tally">{_h(_tally(fb))}</p>')
     body.append("</header>")
@@ -640,7 +659,7 @@ def render_html(results: dict, *, show_hidden: bool = False, student: str = "") 
         body += _html_table(fb)
         body += _html_lost(fb)
     elif fb.graded and fb.summary:
-        body += ['<section><h2>Summary</h2>', f"<pre>{_h(fb.summary)}</pre></section>"]
+        body += ["<section><h2>Summary</h2>", f"<pre>{_h(fb.summary)}</pre></section>"]
     if fb.notes:  # before the details: a note (a cell that raised) often explains a loss
         body.append('<section id="notes"><h2>Notes from loading your code</h2>')
         body += [f"<pre>{_h(note)}</pre>" for note in fb.notes]
@@ -654,7 +673,9 @@ def render_html(results: dict, *, show_hidden: bool = False, student: str = "") 
         body += _html_exercise(fb, exercise)
     details = _details(fb)
     if details:
-        body.append("<footer>" + "".join(f"<span>{_h(key)}: {_h(value)}</span>" for key, value in details) + "</footer>")
+        body.append(
+            "<footer>" + "".join(f"<span>{_h(key)}: {_h(value)}</span>" for key, value in details) + "</footer>"
+        )
     return "\n".join(
         [
             "<!DOCTYPE html>",
@@ -682,14 +703,16 @@ def render_html(results: dict, *, show_hidden: bool = False, student: str = "") 
 def _html_table(fb: Feedback) -> list[str]:
     out = [
         '<section id="points"><h2>Points per exercise</h2>',
-        "<table><thead><tr><th>exercise</th><th class=\"pts\">points</th>"
+        '<table><thead><tr><th>exercise</th><th class="pts">points</th>'
         '<th class="barcell"><span class="sr">share</span></th><th>result</th></tr></thead><tbody>',
     ]
     for exercise in fb.exercises:
         state = exercise.state
         points = f"{_score(exercise.score, exercise.max_score)} / {_points(exercise.max_score)}"
-        name = f'<a class="name" href="#{exercise.anchor}">{_h_name(exercise.name)}</a>' if _has_details(exercise) else (
-            f'<span class="name">{_h_name(exercise.name)}</span>'
+        name = (
+            f'<a class="name" href="#{exercise.anchor}">{_h_name(exercise.name)}</a>'
+            if _has_details(exercise)
+            else (f'<span class="name">{_h_name(exercise.name)}</span>')
         )
         out.append(
             f'<tr class="row-{state}"><td>{name}</td><td class="pts">{_h(points)}</td>'
@@ -744,7 +767,11 @@ def _html_exercise(fb: Feedback, exercise: Exercise) -> list[str]:
         others = _untested_titles(exercise)
         if others:
             lead = "They also cover:" if hidden else "They cover:"
-            out.append(f'<p class="muted lead">{lead}</p><ul class="covers">' + "".join(f"<li>{_h(t)}</li>" for t in others) + "</ul>")
+            out.append(
+                f'<p class="muted lead">{lead}</p><ul class="covers">'
+                + "".join(f"<li>{_h(t)}</li>" for t in others)
+                + "</ul>"
+            )
     out.append("</section>")
     return out
 

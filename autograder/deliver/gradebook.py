@@ -68,13 +68,22 @@ def export(out: Path, assignment: Assignment, course: Path, overwrite: bool = Fa
             extra = results["extra_data"]
             who = extra.get("student", {})
             first, _, last = str(who.get("name", "")).partition(" ")
-            gradebook.update_or_create_student(student, first_name=first or None, last_name=last or None, email=who.get("email") or None)
+            gradebook.update_or_create_student(
+                student, first_name=first or None, last_name=last or None, email=who.get("email") or None
+            )
             try:
                 gradebook.find_submission(assignment.name, student)
             except MissingEntry:
                 gradebook.add_submission(assignment.name, student)
-            grades = {name: gradebook.find_grade(f"{name}-tests", notebook, assignment.name, student) for name in extra["by_name"]}
-            changes = [name for name, grade in grades.items() if grade.auto_score is not None and abs(grade.auto_score - extra["by_name"][name]["score"]) > 1e-6]
+            grades = {
+                name: gradebook.find_grade(f"{name}-tests", notebook, assignment.name, student)
+                for name in extra["by_name"]
+            }
+            changes = [
+                name
+                for name, grade in grades.items()
+                if grade.auto_score is not None and abs(grade.auto_score - extra["by_name"][name]["score"]) > 1e-6
+            ]
             if changes and not overwrite:
                 kept.append(f"{student} ({', '.join(changes)})")
                 continue
@@ -100,12 +109,16 @@ def _autograded_notebook(folder: Path, results: dict, assignment: Assignment, ta
     for test in results.get("tests", []):
         name = test.get("tags", [""])[0]
         if test.get("extra_data", {}).get("kind", "hidden") == "hidden":
-            messages.setdefault(name, []).append(f"[{'pass' if test['status'] == 'passed' else 'FAIL'}] {test['name']}: {clean(test['output'], 2000)}")
+            messages.setdefault(name, []).append(
+                f"[{'pass' if test['status'] == 'passed' else 'FAIL'}] {test['name']}: {clean(test['output'], 2000)}"
+            )
     for cell in notebook.cells:
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
         name = grade_id.removesuffix("-tests")
         if grade_id.endswith("-tests") and name in by_name:
-            text = f"{name}: {by_name[name]['score']:g} of {by_name[name]['max_score']:g} points\n" + "\n".join(messages.get(name, []))
+            text = f"{name}: {by_name[name]['score']:g} of {by_name[name]['max_score']:g} points\n" + "\n".join(
+                messages.get(name, [])
+            )
             cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text + "\n")]
     target.mkdir(parents=True, exist_ok=True)
     nbformat.write(notebook, target / assignment.notebook_name)

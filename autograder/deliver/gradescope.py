@@ -76,8 +76,11 @@ def grading_requirements(lock: Path) -> tuple[str, list[str]]:
     return torch, others
 
 
-def bundle_files(assignment: Assignment, config: GradingConfig = GradingConfig(), show_score: bool = False) -> dict[str, bytes]:
+def bundle_files(
+    assignment: Assignment, config: GradingConfig | None = None, show_score: bool = False
+) -> dict[str, bytes]:
     """Every file of the zip, by its path in the zip."""
+    config = config or GradingConfig()
     torch, others = grading_requirements(KIT_ROOT / "requirements.lock")
     options = " ".join(shlex.quote(word) for word in config.as_arguments())
     options += " --show-score" if show_score else ""
@@ -86,7 +89,9 @@ def bundle_files(assignment: Assignment, config: GradingConfig = GradingConfig()
         "run_autograder": RUN.format(assignment=assignment.name, options=options.strip()).encode(),
         "kit/requirements-grading.txt": ("\n".join(others) + "\n").encode(),
         "kit/pyproject.toml": (KIT_ROOT / "pyproject.toml").read_bytes(),
-        f"kit/release/{assignment.name}/{assignment.notebook_name}": (assignment.release_dir / assignment.notebook_name).read_bytes(),
+        f"kit/release/{assignment.name}/{assignment.notebook_name}": (
+            assignment.release_dir / assignment.notebook_name
+        ).read_bytes(),
     }
     for path in sorted((KIT_ROOT / "autograder").rglob("*")):
         if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
@@ -97,7 +102,9 @@ def bundle_files(assignment: Assignment, config: GradingConfig = GradingConfig()
     return files
 
 
-def write_bundle(assignment: Assignment, out: Path, config: GradingConfig = GradingConfig(), show_score: bool = False) -> Path:
+def write_bundle(
+    assignment: Assignment, out: Path, config: GradingConfig | None = None, show_score: bool = False
+) -> Path:
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:

@@ -24,6 +24,7 @@ is listed in ``skipped`` with the reason. Every key is made of ASCII letters, di
 file grade-all writes beside the students' folders; display names keep what the LMS
 gave, with undecodable bytes and control characters escaped, so printing them is safe.
 """
+
 from __future__ import annotations
 
 import os
@@ -66,8 +67,16 @@ RESERVED_STEMS = frozenset(
     | {"con", "prn", "aux", "nul"}
     | {f"{device}{n}" for device in ("com", "lpt") for n in range(1, 10)}
 )
-JUNK_FILES = {".DS_Store": "macOS Finder's folder settings", "Thumbs.db": "Windows' thumbnail cache", "desktop.ini": "Windows' folder settings"}
-JUNK_DIRS = {"__MACOSX": "macOS resource forks added by Archive Utility", ".ipynb_checkpoints": "Jupyter's autosaves", "__pycache__": "compiled Python"}
+JUNK_FILES = {
+    ".DS_Store": "macOS Finder's folder settings",
+    "Thumbs.db": "Windows' thumbnail cache",
+    "desktop.ini": "Windows' folder settings",
+}
+JUNK_DIRS = {
+    "__MACOSX": "macOS resource forks added by Archive Utility",
+    ".ipynb_checkpoints": "Jupyter's autosaves",
+    "__pycache__": "compiled Python",
+}
 
 
 class IntakeError(KitError):
@@ -84,7 +93,9 @@ class Submission:
     late: bool = False
     submitted_at: str = ""  # ISO 8601 where the LMS says, else ""
     email: str = ""
-    members: tuple[tuple[str, str, str], ...] = ()  # a group's members: (name, student_id, email) each, Gradescope groups
+    members: tuple[
+        tuple[str, str, str], ...
+    ] = ()  # a group's members: (name, student_id, email) each, Gradescope groups
     earlier: tuple[Path, ...] = ()  # older submissions of the same student, noted, not graded
 
 
@@ -134,7 +145,10 @@ def printable(text: str) -> str:
         elif char == "\\":
             out.append("\\\\")
         elif unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
-            out.append({"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"))
+            out.append(
+                {"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(char)
+                or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+            )
         else:
             out.append(char)
     return "".join(out)
@@ -178,7 +192,9 @@ def _prepare_scratch(scratch: Path, intake: Path) -> None:
     if scratch.is_symlink() or scratch.exists() and not scratch.is_dir():
         raise IntakeError(f"scratch {scratch} is not a folder; give an empty folder for the intake to write in")
     if scratch.exists() and any(scratch.iterdir()) and not (scratch / SCRATCH_MARK).is_file():
-        raise IntakeError(f"scratch {scratch} is not empty and was not made by the intake; give an empty folder (the intake clears it)")
+        raise IntakeError(
+            f"scratch {scratch} is not empty and was not made by the intake; give an empty folder (the intake clears it)"
+        )
     inside = intake.resolve()
     for made in ("unzipped", "students"):
         folder = (scratch / made).resolve()
@@ -187,7 +203,9 @@ def _prepare_scratch(scratch: Path, intake: Path) -> None:
         if folder.exists():
             shutil.rmtree(folder)
     scratch.mkdir(parents=True, exist_ok=True)
-    (scratch / SCRATCH_MARK).write_text("made by attention-kit's class intake, which clears this folder on its next run\n")
+    (scratch / SCRATCH_MARK).write_text(
+        "made by attention-kit's class intake, which clears this folder on its next run\n"
+    )
 
 
 def _member_name(info: zipfile.ZipInfo) -> str:
@@ -261,7 +279,15 @@ def _unzip(archive: Path, dest: Path, skipped: list[tuple[str, str]]) -> Path:
                         out.write(chunk)
             except FileExistsError:
                 skipped.append((label, "a second member with the same name: the first one was kept"))
-            except (OSError, zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError, ValueError) as error:
+            except (
+                OSError,
+                zipfile.BadZipFile,
+                zlib.error,
+                EOFError,
+                RuntimeError,
+                NotImplementedError,
+                ValueError,
+            ) as error:
                 target.unlink(missing_ok=True)
                 skipped.append((label, f"could not be unpacked ({error})"))
     return dest
@@ -467,9 +493,14 @@ class _Reader:
     def visible(self, root: Path) -> list[Path]:
         """root's entries that could be submissions: no links, junk or scratch."""
         return [
-            e for e in sorted(root.iterdir())
-            if not e.is_symlink() and e.name not in JUNK_FILES and e.name not in JUNK_DIRS and not e.name.startswith("._")
-            and e.resolve() != self.scratch_resolved and not (e / SCRATCH_MARK).is_file()
+            e
+            for e in sorted(root.iterdir())
+            if not e.is_symlink()
+            and e.name not in JUNK_FILES
+            and e.name not in JUNK_DIRS
+            and not e.name.startswith("._")
+            and e.resolve() != self.scratch_resolved
+            and not (e / SCRATCH_MARK).is_file()
         ]
 
     def detect(self, root: Path) -> str | None:
@@ -553,11 +584,16 @@ class _Reader:
                 else:
                     earlier.append(item[0])
             name = student["name"] or (uid if uid.startswith("anon_") else "")
-            drafts.append(_Draft(
-                name=name, student_id=uid, origin=uid, late=student["late"],
-                files=[(path, name_) for path, name_, _, _ in sorted(newest.values(), key=lambda i: i[1])],
-                earlier=sorted(earlier),
-            ))
+            drafts.append(
+                _Draft(
+                    name=name,
+                    student_id=uid,
+                    origin=uid,
+                    late=student["late"],
+                    files=[(path, name_) for path, name_, _, _ in sorted(newest.values(), key=lambda i: i[1])],
+                    earlier=sorted(earlier),
+                )
+            )
         return drafts
 
     # ---------------------------------------------------------- Moodle
@@ -619,7 +655,11 @@ class _Reader:
             receipt = receipts.get((head, ts), {})
             username = receipt.get("username") or ""
             if not username or not head.endswith(f"_{username}"):
-                username = head[len(prefix):] if prefix and head.startswith(prefix) and len(head) > len(prefix) else head.rsplit("_", 1)[-1]
+                username = (
+                    head[len(prefix) :]
+                    if prefix and head.startswith(prefix) and len(head) > len(prefix)
+                    else head.rsplit("_", 1)[-1]
+                )
             files = []
             for entry, match in attempt["files"]:
                 tail = match["tail"]
@@ -633,12 +673,22 @@ class _Reader:
         for username, user_attempts in by_user.items():
             user_attempts.sort(key=lambda a: a[0])
             ts, receipt, files = user_attempts[-1]
-            name = receipt.get("name") or next((r.get("name") for _, r, _ in reversed(user_attempts) if r.get("name")), "") or username
+            name = (
+                receipt.get("name")
+                or next((r.get("name") for _, r, _ in reversed(user_attempts) if r.get("name")), "")
+                or username
+            )
             when = "{}-{}-{}T{}:{}:{}".format(*ts.split("-"))
-            drafts.append(_Draft(
-                name=name, student_id=username, origin=username, submitted_at=when, files=_dedupe(files),
-                earlier=sorted(path for _, _, older in user_attempts[:-1] for path, _ in older),
-            ))
+            drafts.append(
+                _Draft(
+                    name=name,
+                    student_id=username,
+                    origin=username,
+                    submitted_at=when,
+                    files=_dedupe(files),
+                    earlier=sorted(path for _, _, older in user_attempts[:-1] for path, _ in older),
+                )
+            )
         return drafts
 
     # ---------------------------------------------------------- Gradescope
@@ -652,7 +702,10 @@ class _Reader:
             metadata = loaded if isinstance(loaded, dict) else {}
             self.skip(meta_path, "Gradescope's metadata: read for the names, ids, emails, times and groups")
         except (yaml.YAMLError, OSError) as error:
-            self.skip(meta_path, f"Gradescope's metadata, unreadable ({str(error).splitlines()[0]}): names come from the folder names")
+            self.skip(
+                meta_path,
+                f"Gradescope's metadata, unreadable ({str(error).splitlines()[0]}): names come from the folder names",
+            )
         older = {}  # folder of an older submission -> folder of the active one
         for folder, record in metadata.items():
             for past in _field(record, "history") or []:
@@ -671,26 +724,39 @@ class _Reader:
             if folder_name in older and older[folder_name] in found:
                 continue  # listed with the submission that replaced it
             record = metadata.get(folder_name)
-            submitters = [s for s in (_field(record, "submitters") or []) if isinstance(s, dict)] if isinstance(record, dict) else []
-            people = [(_text(_field(s, "name")), _text(_field(s, "sid")), _text(_field(s, "email"))) for s in submitters]
+            submitters = (
+                [s for s in (_field(record, "submitters") or []) if isinstance(s, dict)]
+                if isinstance(record, dict)
+                else []
+            )
+            people = [
+                (_text(_field(s, "name")), _text(_field(s, "sid")), _text(_field(s, "email"))) for s in submitters
+            ]
             created = _field(record, "created_at") if isinstance(record, dict) else None
             when = created.isoformat() if hasattr(created, "isoformat") else _text(created)
             identity = tuple(sorted(sid or email or name for name, sid, email in people)) or (folder_name,)
             groups.setdefault(identity, []).append((when, folder_name, folder, people))
         drafts = []
-        for identity, submissions in groups.items():
+        for submissions in groups.values():
             submissions.sort(key=lambda s: (s[0], s[1]))
             when, folder_name, folder, people = submissions[-1]
             earlier = [f for _, _, f, _ in submissions[:-1]]
-            earlier += [found[name] for name, active in older.items() if name in found and active in {s[1] for s in submissions}]
+            earlier += [
+                found[name] for name, active in older.items() if name in found and active in {s[1] for s in submissions}
+            ]
             names = [name or sid or email for name, sid, email in people]
-            drafts.append(_Draft(
-                name=", ".join(names) if names else folder_name,
-                student_id=people[0][1] if people else "",
-                email=people[0][2] if people else "",
-                members=tuple(people) if len(people) > 1 else (),
-                submitted_at=when, origin=folder_name, folder=folder, earlier=sorted(earlier),
-            ))
+            drafts.append(
+                _Draft(
+                    name=", ".join(names) if names else folder_name,
+                    student_id=people[0][1] if people else "",
+                    email=people[0][2] if people else "",
+                    members=tuple(people) if len(people) > 1 else (),
+                    submitted_at=when,
+                    origin=folder_name,
+                    folder=folder,
+                    earlier=sorted(earlier),
+                )
+            )
         return drafts
 
     # ---------------------------------------------------------- GitHub Classroom
@@ -711,7 +777,7 @@ class _Reader:
             prefix = _common_prefix(names, "-")
         drafts = []
         for repo in repos:
-            login = repo.name[len(prefix):] if len(repo.name) > len(prefix) else repo.name
+            login = repo.name[len(prefix) :] if len(repo.name) > len(prefix) else repo.name
             drafts.append(_Draft(name=login, student_id=login, origin=repo.name, folder=repo))
         return drafts
 
@@ -735,7 +801,9 @@ class _Reader:
             entries.sort(key=lambda e: (not e.is_dir(), rank.get(e.suffix.lower(), len(rank)), e.name))
             chosen = entries[0]
             for other in entries[1:]:
-                self.skip(other, f"a second entry for the student {printable(student)!r}: {printable(chosen.name)} is graded")
+                self.skip(
+                    other, f"a second entry for the student {printable(student)!r}: {printable(chosen.name)} is graded"
+                )
             draft = _Draft(name=student, student_id="", origin=chosen.name)
             if chosen.is_dir():
                 draft.folder = chosen
@@ -752,12 +820,20 @@ class _Reader:
         submissions = []
         for draft in drafts:
             key = _unique(_key_base(draft.name, draft.student_id), used)
-            submissions.append(Submission(
-                key=key, name=printable(draft.name) or key, student_id=printable(draft.student_id),
-                path=self._materialize(draft, key), source=source, late=draft.late,
-                submitted_at=draft.submitted_at, email=printable(draft.email),
-                members=tuple((printable(n), printable(i), printable(e)) for n, i, e in draft.members), earlier=tuple(draft.earlier),
-            ))
+            submissions.append(
+                Submission(
+                    key=key,
+                    name=printable(draft.name) or key,
+                    student_id=printable(draft.student_id),
+                    path=self._materialize(draft, key),
+                    source=source,
+                    late=draft.late,
+                    submitted_at=draft.submitted_at,
+                    email=printable(draft.email),
+                    members=tuple((printable(n), printable(i), printable(e)) for n, i, e in draft.members),
+                    earlier=tuple(draft.earlier),
+                )
+            )
         return submissions
 
     def _materialize(self, draft: _Draft, key: str) -> Path:
@@ -802,7 +878,11 @@ def _read_receipt(path: Path) -> dict:
         receipt["name"], receipt["username"] = match["name"], match["user"].strip()
     elif match := re.search(r"^Name:[ \t]*(?P<name>.+?)[ \t]*$", text, re.MULTILINE):
         receipt["name"] = match["name"]
-    for original, archived in re.findall(r"^[ \t]*Original filename:[ \t]*(.*?)[ \t]*\r?\n[ \t]*Filename:[ \t]*(.*?)[ \t]*$", text, re.MULTILINE | re.IGNORECASE):
+    for original, archived in re.findall(
+        r"^[ \t]*Original filename:[ \t]*(.*?)[ \t]*\r?\n[ \t]*Filename:[ \t]*(.*?)[ \t]*$",
+        text,
+        re.MULTILINE | re.IGNORECASE,
+    ):
         receipt["files"][archived] = original
     return receipt
 

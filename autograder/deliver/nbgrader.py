@@ -18,7 +18,7 @@ import contextlib
 import copy
 import io
 import warnings
-from functools import lru_cache
+from functools import cache
 
 from .. import assignment as assignments
 from ..public.probing import Implementation, run_probe
@@ -38,7 +38,11 @@ class InProcessStudent:
         outputs, error = run_probe(probe_id, self.impl, copy.deepcopy(inputs))  # the student may change its inputs
         if error:
             problem = StudentError(error)
-            problem.evidence = {"probe_id": probe_id, "inputs": inputs, "error": error}  # as the sandboxed route records it
+            problem.evidence = {
+                "probe_id": probe_id,
+                "inputs": inputs,
+                "error": error,
+            }  # as the sandboxed route records it
             raise problem
         return outputs
 
@@ -46,7 +50,7 @@ class InProcessStudent:
         return run_probe(probe_id, self.impl, copy.deepcopy(inputs))[1]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _prepared(assignment_name: str):
     from ..grade.plan import collect
     from ..grade.reference import Reference
@@ -63,9 +67,17 @@ def grade_in_notebook(assignment_name: str, name: str, namespace: dict) -> float
 
     assignment, plan, reference = _prepared(assignment_name)
     student = InProcessStudent(namespace, name)
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), warnings.catch_warnings():
+    with (
+        contextlib.redirect_stdout(io.StringIO()),
+        contextlib.redirect_stderr(io.StringIO()),
+        warnings.catch_warnings(),
+    ):
         warnings.simplefilter("ignore")
-        results = [run_check(check, {"student": student, "reference": reference, "submission": None}) for check in plan if check.name == name]
+        results = [
+            run_check(check, {"student": student, "reference": reference, "submission": None})
+            for check in plan
+            if check.name == name
+        ]
         for check in {r.check for r in results}:
             failing = [r for r in results if r.check == check and not r.passed]
             if failing and all(r.evidence for r in failing):
@@ -74,7 +86,9 @@ def grade_in_notebook(assignment_name: str, name: str, namespace: dict) -> float
                     failing[0].message += f"\nThis looks like a known mistake: {mistake.message}"
     if any(r.internal_error for r in results):
         raise RuntimeError("the grading kit failed: " + "; ".join(r.message for r in results if r.internal_error))
-    report = summarize(assignment.points, results, names=[name], assignment=assignment.name, submission="the notebook being autograded")
+    report = summarize(
+        assignment.points, results, names=[name], assignment=assignment.name, submission="the notebook being autograded"
+    )
     score, top = report.by_name()[name]
     print(f"{name}: {points_text(score)} of {points_text(top)} points")
     for check in report.checks:

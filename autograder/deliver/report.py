@@ -23,7 +23,10 @@ def class_figures(assignment: Assignment, results: dict[str, dict]) -> dict:
     graded = {key: r for key, r in results.items() if r.get("extra_data", {}).get("status") == "graded"}
     totals = [Fraction(str(r["score"])) for r in graded.values()]
     full = {
-        name: sum(r["extra_data"]["by_name"][name]["score"] >= r["extra_data"]["by_name"][name]["max_score"] - 1e-9 for r in graded.values())
+        name: sum(
+            r["extra_data"]["by_name"][name]["score"] >= r["extra_data"]["by_name"][name]["max_score"] - 1e-9
+            for r in graded.values()
+        )
         for name in assignment.graded
     }
     mistakes = Counter(m for r in graded.values() for m in r["extra_data"]["mistakes"])

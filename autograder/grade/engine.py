@@ -54,7 +54,9 @@ class StudentView:
         from ..public import wire
 
         try:
-            return self._session.run(self.name, probe_id, inputs, self._sizes.get(wire.digest(probe_id, inputs), 1 << 20))
+            return self._session.run(
+                self.name, probe_id, inputs, self._sizes.get(wire.digest(probe_id, inputs), 1 << 20)
+            )
         except StudentError as error:
             # The call that raised, so that a known mistake raising the same error can be named.
             error.evidence = {"probe_id": probe_id, "inputs": inputs, "error": str(error)}
@@ -118,11 +120,13 @@ def run_check(check: Check, fixtures: dict) -> CheckResult:
 class Grader:
     """Grades submissions of one assignment, one after another."""
 
-    def __init__(self, assignment: Assignment, config: GradingConfig = GradingConfig(), hierarchy=None, secret_paths=None):
+    def __init__(self, assignment: Assignment, config: GradingConfig | None = None, hierarchy=None, secret_paths=None):
         from ..sandbox.host import tiers
         from ..sandbox.host.client import Zygote
         from ..sandbox.host.runtime import Runtime
         from .reference import Reference
+
+        config = config or GradingConfig()
 
         single_threaded()
         self.assignment = assignment
@@ -140,7 +144,14 @@ class Grader:
             self.demo_cells = demo_cell_digests(assignment)
             self.mistake_messages = {m.id: m.message for m in _catalogue(assignment)}
             self.hidden_summary = hidden_summary(self.plan)
-            isolation = tiers.choose(zygote, config.isolation, config.allow_unsandboxed, self.device, secret_paths or tiers.secrets(), hierarchy)
+            isolation = tiers.choose(
+                zygote,
+                config.isolation,
+                config.allow_unsandboxed,
+                self.device,
+                secret_paths or tiers.secrets(),
+                hierarchy,
+            )
         except BaseException:
             zygote.close()
             raise
@@ -178,14 +189,24 @@ class Grader:
                     calls.append(Call(probe_id, inputs, rehearsal.sizes[key]))
         if failures:
             shown = "\n".join(f"  - {failure}" for failure in failures[:10])
-            raise KitError(f"the reference of {self.assignment.name} fails its own graders; fix the graders or the reference:\n{shown}")
+            raise KitError(
+                f"the reference of {self.assignment.name} fails its own graders; fix the graders or the reference:\n{shown}"
+            )
         return rehearsal
 
     def _visible_checks(self) -> list[dict]:
         """The visible checks as the grader runs them: the reference's outputs on the visible inputs."""
         checks = []
         for case in self.visible:
-            checks.append({"name": case.name, "title": case.title, "probe": case.probe.probe_id, "keys": list(case.keys) if case.keys else None, "inputs": case.inputs})
+            checks.append(
+                {
+                    "name": case.name,
+                    "title": case.title,
+                    "probe": case.probe.probe_id,
+                    "keys": list(case.keys) if case.keys else None,
+                    "inputs": case.inputs,
+                }
+            )
         return checks
 
     def check_host(self) -> None:
@@ -217,7 +238,16 @@ class Grader:
         try:
             copy, copy_notes = copy_submission(submission, folder / "submission")
             entry = find_entry(copy, self.assignment.graded)
-            session = Session(self.runtime, entry, folder, self.device, self.limits, self.assignment.graded, self.assignment.framework, self.demo_cells)
+            session = Session(
+                self.runtime,
+                entry,
+                folder,
+                self.device,
+                self.limits,
+                self.assignment.graded,
+                self.assignment.framework,
+                self.demo_cells,
+            )
             try:
                 results = self._run(session, entry)
             finally:
@@ -296,13 +326,31 @@ class Grader:
             if check["name"] != name:
                 continue
             expected = self.reference.run(check["probe"], check["inputs"])
-            stored = {"name": name, "title": check["title"], "probe": check["probe"], "keys": check["keys"], "mistakes": [], "expected": _as_json(expected)}
+            stored = {
+                "name": name,
+                "title": check["title"],
+                "probe": check["probe"],
+                "keys": check["keys"],
+                "mistakes": [],
+                "expected": _as_json(expected),
+            }
             try:
                 got, error = view.run(check["probe"], check["inputs"]), None
             except StudentError as problem:
                 got, error = {}, str(problem)
             outcome = judge_visible(stored, got, error, self.device)
-            results.append(CheckResult(name, f"visible::{check['title']}", check["title"], "", outcome.passed, clean(outcome.message), weight=0.0, kind="visible"))
+            results.append(
+                CheckResult(
+                    name,
+                    f"visible::{check['title']}",
+                    check["title"],
+                    "",
+                    outcome.passed,
+                    clean(outcome.message),
+                    weight=0.0,
+                    kind="visible",
+                )
+            )
         return results
 
     def for_worker(self) -> Grader:
@@ -315,7 +363,9 @@ class Grader:
 
         isolation = self.runtime.isolation
         pool = UidPool() if isolation.uid_pool is not None else None
-        own = Isolation(isolation.tier, isolation.limits, isolation.why, isolation.hierarchy, pool, owns_hierarchy=False)
+        own = Isolation(
+            isolation.tier, isolation.limits, isolation.why, isolation.hierarchy, pool, owns_hierarchy=False
+        )
         worker = copy.copy(self)
         worker.runtime = Runtime(self.runtime.zygote.clone(), own)
         return worker
@@ -352,7 +402,17 @@ def single_threaded(import_torch: bool = False) -> None:
 
 def _process_level(message: str) -> bool:
     """Whether a failure came from the student's process as a whole (it died, hung, overflowed), not from a value."""
-    return any(words in message for words in ("the process exited", "took longer than", "of CPU time", "the process answered", "loading your code took", "sent something other"))
+    return any(
+        words in message
+        for words in (
+            "the process exited",
+            "took longer than",
+            "of CPU time",
+            "the process answered",
+            "loading your code took",
+            "sent something other",
+        )
+    )
 
 
 def _as_json(outputs: dict) -> dict:

@@ -4,6 +4,7 @@
 (so that any code drawing from them is repeatable) and returns a NumPy generator of
 its own from which the inputs are drawn: the same seed always gives the same inputs.
 """
+
 from __future__ import annotations
 
 import random

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from ..assignment import Assignment
 from ..errors import KitError
@@ -47,7 +47,7 @@ def catalogue(assignment: Assignment) -> list[Mistake]:
     return list(assignment.module("mistakes").MISTAKES)
 
 
-@lru_cache(maxsize=None)
+@cache
 def mutant(assignment: Assignment, mistake: Mistake) -> Reference:
     """The reference with the mistake made: its code runs only for outputs the store lacks."""
     path = assignment.reference_path
@@ -58,7 +58,7 @@ def mutant(assignment: Assignment, mistake: Mistake) -> Reference:
     return Reference(load, label=mistake.id, store=store_of(assignment))
 
 
-@lru_cache(maxsize=None)
+@cache
 def callers(assignment: Assignment) -> dict[str, frozenset[str]]:
     """For each graded name, the graded names whose reference code calls it, directly or not."""
     tree = ast.parse(assignment.reference_path.read_text())
@@ -86,7 +86,9 @@ def suspects(assignment: Assignment, name: str) -> list[Mistake]:
 
 def callees_first(assignment: Assignment) -> list[str]:
     """The graded names, each after every name it calls."""
-    calls = {name: {callee for callee, users in callers(assignment).items() if name in users} for name in assignment.graded}
+    calls = {
+        name: {callee for callee, users in callers(assignment).items() if name in users} for name in assignment.graded
+    }
     return sorted(assignment.graded, key=lambda name: len(calls[name]))
 
 
@@ -106,7 +108,11 @@ def prepare(assignment: Assignment, calls: dict) -> None:
 
 
 def diagnose(
-    assignment: Assignment, name: str, failures: list[dict], failed: set[str] | None = None, named: dict[str, set[str]] | None = None
+    assignment: Assignment,
+    name: str,
+    failures: list[dict],
+    failed: set[str] | None = None,
+    named: dict[str, set[str]] | None = None,
 ) -> list[Mistake]:
     """The known mistakes that explain every failing case: each {"probe_id", "inputs", "got", "keys"} or {..., "error"}.
 

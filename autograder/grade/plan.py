@@ -21,8 +21,8 @@ import importlib
 import inspect
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from ..assignment import Assignment
 from ..errors import KitError
@@ -69,14 +69,18 @@ def collect(assignment: Assignment) -> list[Check]:
         module = importlib.import_module(f"{assignment.package}.graders.{path.stem}")
         graded = getattr(module, "GRADED", None)
         if graded not in assignment.graded:
-            raise KitError(f"{path}: set GRADED to the graded name it checks, one of {', '.join(assignment.graded)}; it is {graded!r}")
+            raise KitError(
+                f"{path}: set GRADED to the graded name it checks, one of {', '.join(assignment.graded)}; it is {graded!r}"
+            )
         for attribute, function in list(vars(module).items()):
             if attribute.startswith("test") and inspect.isfunction(function) and function.__module__ == module.__name__:
                 checks += _items(path, graded, attribute, function)
     names = {check.name for check in checks}
     missing = [name for name in assignment.graded if name not in names]
     if missing:
-        raise KitError(f"no grader checks {', '.join(missing)}: every graded name needs at least one check in {assignment.graders_dir}")
+        raise KitError(
+            f"no grader checks {', '.join(missing)}: every graded name needs at least one check in {assignment.graders_dir}"
+        )
     return checks
 
 
@@ -94,7 +98,9 @@ def _items(path, graded: str, attribute: str, function) -> list[Check]:
     fixtures = tuple(p for p in parameters if p not in argnames)
     unknown = [p for p in fixtures if p not in FIXTURES]
     if unknown:
-        raise KitError(f"{where}: graders may take only {', '.join(FIXTURES)} and their parameters, not {', '.join(unknown)}")
+        raise KitError(
+            f"{where}: graders may take only {', '.join(FIXTURES)} and their parameters, not {', '.join(unknown)}"
+        )
     doc = (function.__doc__ or "").strip()
     title = doc.splitlines()[0].rstrip(".") if doc else attribute.removeprefix("test_").replace("_", " ")
     items = []
@@ -103,7 +109,9 @@ def _items(path, graded: str, attribute: str, function) -> list[Check]:
         for (names, _), (values, case_id) in zip(sets, combination):
             arguments.update(zip(names, values))
             ids.append(case_id)
-        items.append(Check(graded, path.stem, attribute, title, "-".join(ids), weight, gate, function, arguments, fixtures))
+        items.append(
+            Check(graded, path.stem, attribute, title, "-".join(ids), weight, gate, function, arguments, fixtures)
+        )
     case_ids = [item.case for item in items]
     if len(set(case_ids)) != len(case_ids):
         raise KitError(f"{where}: two cases share an id; give each case an id of its own (ids=...)")
@@ -133,8 +141,12 @@ def _parameter_sets(where: str, mark) -> tuple[list[str], list[tuple[tuple, str]
             value = tuple(value)
         if len(value) != len(names):
             raise KitError(f"{where}: case {index} has {len(value)} values for {len(names)} names")
-        case_id = own_id if own_id is not None else str(given[index]) if given is not None else "-".join(
-            _id_of(v, n, index) for v, n in zip(value, names)
+        case_id = (
+            own_id
+            if own_id is not None
+            else str(given[index])
+            if given is not None
+            else "-".join(_id_of(v, n, index) for v, n in zip(value, names))
         )
         cases.append((value, case_id))
     return names, cases

@@ -7,6 +7,7 @@ process or in a sandboxed one, and no grader can tell which.
 
 Every test item becomes a ``CheckResult``; results.py turns them into points.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -128,7 +129,9 @@ class Grading:
             if evidence and result.check not in self._diagnosed:
                 # Only the first failing case of a check is shown: match that one only.
                 self._diagnosed.add(result.check)
-                found = mutants.diagnose(self.assignment, name, evidence["probe_id"], evidence["inputs"], evidence["got"])
+                found = mutants.diagnose(
+                    self.assignment, name, evidence["probe_id"], evidence["inputs"], evidence["got"]
+                )
                 result.mistakes = [mistake.id for mistake in found]
                 for mistake in found:
                     where = "" if mistake.target == name else f" (in {mistake.target}, which {name} calls)"

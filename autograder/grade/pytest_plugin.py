@@ -54,7 +54,9 @@ class Grading:
 
         submission = config.getoption("--grade-submission")
         if not submission:
-            raise pytest.UsageError("the graders need a submission: pytest solutions/<assignment>/graders --grade-submission PATH")
+            raise pytest.UsageError(
+                "the graders need a submission: pytest solutions/<assignment>/graders --grade-submission PATH"
+            )
         self.submission = Path(submission)
         self.config = GradingConfig.from_arguments(config.getoption, prefix=OPTIONS)
         self.results = []
@@ -73,7 +75,16 @@ class Grading:
         folder = grader.runtime.submission_folder()
         copy, notes = copy_submission(self.submission, folder / "submission")
         entry = find_entry(copy, grader.assignment.graded)
-        session = Session(grader.runtime, entry, folder, grader.device, grader.limits, grader.assignment.graded, grader.assignment.framework, grader.demo_cells)
+        session = Session(
+            grader.runtime,
+            entry,
+            folder,
+            grader.device,
+            grader.limits,
+            grader.assignment.graded,
+            grader.assignment.framework,
+            grader.demo_cells,
+        )
         for name, calls in grader.rehearsal.calls.items():
             session.prefetch(name, calls)
         self.started = (grader, session, entry, notes)

@@ -18,9 +18,9 @@ import sys
 import tempfile
 import types
 import warnings
-from functools import lru_cache
+from collections.abc import Callable
+from functools import cache
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -122,7 +122,7 @@ def store_of(assignment: Assignment) -> OutputStore:
     return _store(cache_path(assignment))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _store(path: Path) -> OutputStore:
     return OutputStore(path)
 
@@ -130,7 +130,9 @@ def _store(path: Path) -> OutputStore:
 class Reference:
     """Probe outputs of one implementation (the reference, or a known mistake) run in this process."""
 
-    def __init__(self, namespace: dict | Callable[[], dict], label: str = "reference", store: OutputStore | None = None):
+    def __init__(
+        self, namespace: dict | Callable[[], dict], label: str = "reference", store: OutputStore | None = None
+    ):
         self._namespace = namespace
         self._impl: Implementation | None = None
         self.label = label
@@ -181,8 +183,12 @@ class Reference:
 def cache_path(assignment: Assignment) -> Path:
     """Where the outputs are kept: named by everything they depend on."""
     digest = hashlib.sha256(f"{__version__} {sys.version} {platform.machine()} {_versions()}".encode())
-    sources = [assignment.reference_path] + sorted(p for p in assignment.folder.rglob("*.py") if "__pycache__" not in p.parts and p.name != "reference.py")
-    sources += sorted((KIT_ROOT / "autograder" / "public").glob("*.py")) + [KIT_ROOT / "autograder" / "grade" / "inputs.py"]
+    sources = [assignment.reference_path] + sorted(
+        p for p in assignment.folder.rglob("*.py") if "__pycache__" not in p.parts and p.name != "reference.py"
+    )
+    sources += sorted((KIT_ROOT / "autograder" / "public").glob("*.py")) + [
+        KIT_ROOT / "autograder" / "grade" / "inputs.py"
+    ]
     for path in sources:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return CACHE / f"{assignment.name}-{digest.hexdigest()[:20]}.npz"

@@ -34,7 +34,9 @@ def differences(
     return problems
 
 
-def kind_problem(key: str, got: np.ndarray, want: np.ndarray, device: str = "cpu", any_device: bool = False) -> str | None:
+def kind_problem(
+    key: str, got: np.ndarray, want: np.ndarray, device: str = "cpu", any_device: bool = False
+) -> str | None:
     """A tensor where one is expected, its shape, its dtype and its device, before any value."""
     want_device, got_device = device_of(want), device_of(got)
     if want_device is not None and got_device is None:

@@ -73,7 +73,9 @@ def code_cells(notebook_path: Path) -> list[Cell]:
         raise
     except (OSError, ValueError, KeyError, TypeError, RecursionError) as error:
         reason = type(error).__name__ if isinstance(error, RecursionError) else str(error)[:200]
-        raise SubmissionError(f"{notebook_path.name} is not a readable notebook ({reason}); save it again from Jupyter") from None
+        raise SubmissionError(
+            f"{notebook_path.name} is not a readable notebook ({reason}); save it again from Jupyter"
+        ) from None
     found = []
     for cell in cells:
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
@@ -81,7 +83,11 @@ def code_cells(notebook_path: Path) -> list[Cell]:
         source = cell.get("source", "")
         source = "".join(str(s) for s in source) if isinstance(source, list) else str(source)
         count = cell.get("execution_count")
-        label = f"cell In [{count}]" if isinstance(count, int) and not isinstance(count, bool) else f"code cell {len(found) + 1}"
+        label = (
+            f"cell In [{count}]"
+            if isinstance(count, int) and not isinstance(count, bool)
+            else f"code cell {len(found) + 1}"
+        )
         found.append(Cell(label, strip_magics(source)))
     return found
 
@@ -102,7 +108,9 @@ def _sources(entry: Entry) -> list[str]:
         return [cell.source for cell in code_cells(entry.path)]
     if entry.kind == "module":
         return [read_text(entry.path)]
-    return [read_text(p) for p in sorted(entry.path.rglob("*.py")) if not _skipped(p, entry.path) and not p.is_symlink()]
+    return [
+        read_text(p) for p in sorted(entry.path.rglob("*.py")) if not _skipped(p, entry.path) and not p.is_symlink()
+    ]
 
 
 def defined_names(entry: Entry, done_only: bool = False) -> set[str]:
@@ -141,7 +149,12 @@ def candidates(path: Path) -> list[Entry]:
             continue
         if item.is_file() and item.suffix == ".ipynb":
             found.append(Entry("notebook", item))
-        elif item.is_file() and item.suffix == ".py" and item.name != "__init__.py" and not (item.parent / "__init__.py").exists():
+        elif (
+            item.is_file()
+            and item.suffix == ".py"
+            and item.name != "__init__.py"
+            and not (item.parent / "__init__.py").exists()
+        ):
             found.append(Entry("module", item))
         elif item.is_dir() and (item / "__init__.py").exists() and not (item.parent / "__init__.py").exists():
             found.append(Entry("package", item))
@@ -160,7 +173,9 @@ def find_entry(path: Path, graded: tuple[str, ...]) -> Entry:
     if path.is_file():
         kinds = {".ipynb": "notebook", ".py": "module"}
         if path.suffix not in kinds:
-            raise SubmissionError(f"{path.name}: a submission is an .ipynb notebook, a .py file or a folder, not {path.suffix or 'a file without extension'}")
+            raise SubmissionError(
+                f"{path.name}: a submission is an .ipynb notebook, a .py file or a folder, not {path.suffix or 'a file without extension'}"
+            )
         return Entry(kinds[path.suffix], path)
     if (path / "__init__.py").exists():
         return Entry("package", path)
@@ -221,7 +236,11 @@ def load(entry: Entry, skip: frozenset[str] = frozenset()) -> Loaded:
     namespace["check"] = _silent
     namespace["needs"] = _ready
     if entry.kind == "notebook":
-        cells = [c for c in code_cells(entry.path) if cell_digest(c.source) not in skip and not c.source.startswith(BUNDLE_MARKER)]
+        cells = [
+            c
+            for c in code_cells(entry.path)
+            if cell_digest(c.source) not in skip and not c.source.startswith(BUNDLE_MARKER)
+        ]
         notes = _run_pieces([(c.label, c.source) for c in cells], namespace)
     elif entry.kind == "module":
         notes = _run_pieces(_statements(entry.path), namespace)

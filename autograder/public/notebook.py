@@ -52,7 +52,9 @@ class SelfCheck:
         """True when every exercise given passes its visible checks; else say which do not, and False."""
         missing = [getattr(e, "__name__", str(e)) for e in exercises if not self.passes(e)]
         if missing:
-            print(f"This cell waits for {', '.join(missing)}: it runs once {'they pass their' if len(missing) > 1 else 'it passes its'} checks.")
+            print(
+                f"This cell waits for {', '.join(missing)}: it runs once {'they pass their' if len(missing) > 1 else 'it passes its'} checks."
+            )
         return not missing
 
 

@@ -41,7 +41,13 @@ class Outcome:
 
 def stub_message(exercise) -> str | None:
     """The message of the stub's NotImplementedError an exercise (a function, a class's methods) still holds."""
-    functions = [exercise] if callable(exercise) and not isinstance(exercise, type) else list(vars(exercise).values()) if isinstance(exercise, type) else []
+    functions = (
+        [exercise]
+        if callable(exercise) and not isinstance(exercise, type)
+        else list(vars(exercise).values())
+        if isinstance(exercise, type)
+        else []
+    )
     codes = [getattr(f, "__code__", None) for f in functions]
     while codes:
         code = codes.pop()

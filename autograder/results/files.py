@@ -24,7 +24,9 @@ HIDDEN_VISIBILITY = "after_due_date"  # Gradescope shows a hidden check's detail
 WITHHELD = "The details of this hidden check are not shown here."
 
 
-def gradescope_json(report: Report, hidden_visibility: str = HIDDEN_VISIBILITY, extra: dict | None = None, withhold_hidden: bool = False) -> dict:
+def gradescope_json(
+    report: Report, hidden_visibility: str = HIDDEN_VISIBILITY, extra: dict | None = None, withhold_hidden: bool = False
+) -> dict:
     """results.json's content.
 
     Gradescope hides the total from students while any test is hidden (after_due_date
@@ -60,7 +62,10 @@ def gradescope_json(report: Report, hidden_visibility: str = HIDDEN_VISIBILITY, 
             "submission": report.submission,
             "entry": report.entry,
             "max_score": points_json(report.max_score),
-            "by_name": {name: {"score": points_json(s), "max_score": points_json(m)} for name, (s, m) in report.by_name().items()},
+            "by_name": {
+                name: {"score": points_json(s), "max_score": points_json(m)}
+                for name, (s, m) in report.by_name().items()
+            },
             "mistakes": report.mistakes(),
             "mistake_messages": {m: report.mistake_messages.get(m, "") for m in report.mistakes()},
             "notes": [clean(note, 1000) for note in report.notes],
@@ -101,7 +106,9 @@ def markdown_summary(report: Report) -> str:
     """The points per graded name as a Markdown table (a CI job's summary page); no hidden check's details."""
     head = f"### {report.assignment}: {points_text(report.score)} of {points_text(report.max_score)} points"
     lines = [head, "", "| exercise | points |", "|---|---|"]
-    lines += [f"| `{name}` | {points_text(score)} / {points_text(top)} |" for name, (score, top) in report.by_name().items()]
+    lines += [
+        f"| `{name}` | {points_text(score)} / {points_text(top)} |" for name, (score, top) in report.by_name().items()
+    ]
     failed = [check for check in report.hidden if check.status != "passed"]
     if failed:
         lines += ["", "Checks that lost points (details of hidden checks appear after the due date):", ""]
@@ -135,7 +142,14 @@ def junit_xml(report: Report) -> str:
     checks = report.hidden
     failures = sum(check.score < check.max_score for check in checks)
     errors = sum(check.internal_error for check in checks)
-    suite = Element("testsuite", name=report.assignment, tests=str(len(checks)), failures=str(failures), errors=str(errors), time=f"{report.seconds:.3f}")
+    suite = Element(
+        "testsuite",
+        name=report.assignment,
+        tests=str(len(checks)),
+        failures=str(failures),
+        errors=str(errors),
+        time=f"{report.seconds:.3f}",
+    )
     for check in checks:
         case = SubElement(suite, "testcase", classname=f"{report.assignment}.{check.name}", name=check.title)
         points = f"{points_text(check.score)} of {points_text(check.max_score)} points"
@@ -149,15 +163,25 @@ def junit_xml(report: Report) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + tostring(suite, encoding="unicode") + "\n"
 
 
-def write_results(report: Report, out_dir: Path, hidden_visibility: str = HIDDEN_VISIBILITY, extra: dict | None = None, withhold_hidden: bool = False) -> Path:
+def write_results(
+    report: Report,
+    out_dir: Path,
+    hidden_visibility: str = HIDDEN_VISIBILITY,
+    extra: dict | None = None,
+    withhold_hidden: bool = False,
+) -> Path:
     """results.json (Gradescope's format) and junit.xml, side by side, each written atomically."""
     path = Path(out_dir) / "results.json"
-    write_atomically(path, json.dumps(gradescope_json(report, hidden_visibility, extra, withhold_hidden), indent=2) + "\n")
+    write_atomically(
+        path, json.dumps(gradescope_json(report, hidden_visibility, extra, withhold_hidden), indent=2) + "\n"
+    )
     write_atomically(Path(out_dir) / "junit.xml", junit_xml(report))
     return path
 
 
-def not_graded_json(message: str, assignment: str | None = None, extra: dict | None = None, student_fault: bool = False) -> dict:
+def not_graded_json(
+    message: str, assignment: str | None = None, extra: dict | None = None, student_fault: bool = False
+) -> dict:
     """results.json for a submission that could not be graded, with the reason.
 
     student_fault: the submission itself is the reason (nothing gradable in it): the
@@ -170,14 +194,22 @@ def not_graded_json(message: str, assignment: str | None = None, extra: dict | N
         + ("" if student_fault else "\nThis is a problem of the grading kit, not of your work: tell your instructor."),
         "visibility": "visible",
         "tests": [],
-        "extra_data": {"assignment": assignment, "status": "not graded", "student_fault": student_fault, "error": text, **(extra or {})},
+        "extra_data": {
+            "assignment": assignment,
+            "status": "not graded",
+            "student_fault": student_fault,
+            "error": text,
+            **(extra or {}),
+        },
     }
     if student_fault:
         results["score"] = 0.0
     return results
 
 
-def write_not_graded(out_dir: Path, message: str, assignment: str | None = None, extra: dict | None = None, student_fault: bool = False) -> Path:
+def write_not_graded(
+    out_dir: Path, message: str, assignment: str | None = None, extra: dict | None = None, student_fault: bool = False
+) -> Path:
     path = Path(out_dir) / "results.json"
     write_atomically(path, json.dumps(not_graded_json(message, assignment, extra, student_fault), indent=2) + "\n")
     return path

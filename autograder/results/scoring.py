@@ -34,7 +34,11 @@ def summarize(points: dict[str, float], results: list[CheckResult], names=None, 
     missing = [name for name in names if name not in weight_of_name]
     if missing and results:
         raise RuntimeError(f"no grader checked {missing}: every graded name needs at least one check")
-    gated = {name for (kind, name, _), cases in groups.items() if kind == "hidden" and cases[0].gate and not all(c.passed for c in cases)}
+    gated = {
+        name
+        for (kind, name, _), cases in groups.items()
+        if kind == "hidden" and cases[0].gate and not all(c.passed for c in cases)
+    }
     checks = []
     for name in names:
         for (kind, check_name, _), cases in groups.items():

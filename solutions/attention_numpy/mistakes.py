@@ -1,4 +1,5 @@
 """The catalogue of known mistakes of the `attention_numpy` assignment (see autograder/mutants.py)."""
+
 from autograder.grade.mistakes import Mistake
 
 # The mistake of the demo's sample submission: the seed notebook's own slip, which no other exercise calls.

@@ -1,4 +1,5 @@
 """Probes of the `attention_numpy` assignment: plain NumPy in, plain NumPy out."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -6,6 +6,7 @@
 
 Rows are tokens: x has shape (n, d), one row of d numbers per token.
 """
+
 import numpy as np
 
 

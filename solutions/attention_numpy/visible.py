@@ -1,9 +1,11 @@
 """The visible checks, which students run in their notebook: small inputs, other seeds and shapes than the hidden ones."""
+
 import numpy as np
 
-from . import probes
-from autograder.grade.inputs import rng
 from autograder.author.visible import Visible
+from autograder.grade.inputs import rng
+
+from . import probes
 
 X = np.array([[1.0, 2.0, 1.0, 2.0], [3.0, 4.0, 3.0, 4.0]])  # two tokens of 4, as in the notebook
 
@@ -13,19 +15,59 @@ def weights(seed, *shape):
 
 
 VISIBLE = [
-    Visible("softmax", "normalises each row of a small matrix", probes.softmax, {"x": np.array([[1.0, 2.0, 3.0], [1.0, 1.0, 1.0]]), "axis": -1}),
-    Visible("softmax", "handles scores of 1000 without overflowing, beside a row of small scores", probes.softmax,
-            {"x": np.array([[1000.0, 1001.0, 999.0], [-2.0, 0.0, 3.0]]), "axis": -1}),
-    Visible("softmax", "normalises columns with axis=0", probes.softmax, {"x": np.array([[0.0, 1.0], [2.0, 3.0], [4.0, 6.0]]), "axis": 0}),
+    Visible(
+        "softmax",
+        "normalises each row of a small matrix",
+        probes.softmax,
+        {"x": np.array([[1.0, 2.0, 3.0], [1.0, 1.0, 1.0]]), "axis": -1},
+    ),
+    Visible(
+        "softmax",
+        "handles scores of 1000 without overflowing, beside a row of small scores",
+        probes.softmax,
+        {"x": np.array([[1000.0, 1001.0, 999.0], [-2.0, 0.0, 3.0]]), "axis": -1},
+    ),
+    Visible(
+        "softmax",
+        "normalises columns with axis=0",
+        probes.softmax,
+        {"x": np.array([[0.0, 1.0], [2.0, 3.0], [4.0, 6.0]]), "axis": 0},
+    ),
     Visible("basic_self_attention", "the notebook's two tokens", probes.basic_self_attention, {"x": X / 4}),
-    Visible("qkv_attention", "2 tokens, d_k 3, scaled", probes.qkv_attention,
-            {"x": X / 4, "W_q": weights(2001, 4, 3), "W_k": weights(2002, 4, 3), "W_v": weights(2003, 4, 3), "scale": True}),
-    Visible("qkv_attention", "the same, unscaled", probes.qkv_attention,
-            {"x": X / 4, "W_q": weights(2001, 4, 3), "W_k": weights(2002, 4, 3), "W_v": weights(2003, 4, 3), "scale": False}),
-    Visible("positional_encoding", "4 positions of d_model 4", probes.positional_encoding, {"seq_len": 4, "d_model": 4}),
+    Visible(
+        "qkv_attention",
+        "2 tokens, d_k 3, scaled",
+        probes.qkv_attention,
+        {"x": X / 4, "W_q": weights(2001, 4, 3), "W_k": weights(2002, 4, 3), "W_v": weights(2003, 4, 3), "scale": True},
+    ),
+    Visible(
+        "qkv_attention",
+        "the same, unscaled",
+        probes.qkv_attention,
+        {
+            "x": X / 4,
+            "W_q": weights(2001, 4, 3),
+            "W_k": weights(2002, 4, 3),
+            "W_v": weights(2003, 4, 3),
+            "scale": False,
+        },
+    ),
+    Visible(
+        "positional_encoding", "4 positions of d_model 4", probes.positional_encoding, {"seq_len": 4, "d_model": 4}
+    ),
     # d_model 6, d_k 3, 4 tokens: sqrt(d_model), d_k and the number of tokens all differ, so a head
     # scaled by the wrong one of them shows (with d_model 4 and 2 heads, sqrt(4) = 2 = d_k).
-    Visible("multi_head_attention", "4 tokens, d_model 6, 2 heads", probes.multi_head_attention,
-            {"x": rng(2004).standard_normal((4, 6)), "W_q": weights(2005, 6, 6), "W_k": weights(2006, 6, 6),
-             "W_v": weights(2007, 6, 6), "W_o": weights(2008, 6, 6), "n_heads": 2}),
+    Visible(
+        "multi_head_attention",
+        "4 tokens, d_model 6, 2 heads",
+        probes.multi_head_attention,
+        {
+            "x": rng(2004).standard_normal((4, 6)),
+            "W_q": weights(2005, 6, 6),
+            "W_k": weights(2006, 6, 6),
+            "W_v": weights(2007, 6, 6),
+            "W_o": weights(2008, 6, 6),
+            "n_heads": 2,
+        },
+    ),
 ]

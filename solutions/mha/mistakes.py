@@ -5,6 +5,7 @@ make; its message is what the feedback says when a student's outputs match it.
 The kit's tests grade every entry and require that it loses points on its own name,
 is named in the feedback, and costs nothing on names that do not call that code.
 """
+
 from autograder.grade.mistakes import Mistake
 
 # The mistake of the demo's sample submission: the seed notebook's own slip, which no other exercise calls.
@@ -147,21 +148,21 @@ MISTAKES = [
     Mistake(
         id="mask_inverted",
         target="scaled_dot_product_attention",
-        old="scores = scores.masked_fill(mask == 0, float(\"-inf\"))",
-        new="scores = scores.masked_fill(mask != 0, float(\"-inf\"))",
+        old='scores = scores.masked_fill(mask == 0, float("-inf"))',
+        new='scores = scores.masked_fill(mask != 0, float("-inf"))',
         message="The mask is inverted: block the keys where the mask is 0 (False), not where it is 1.",
     ),
     Mistake(
         id="mask_ignored",
         target="scaled_dot_product_attention",
-        old="scores = scores.masked_fill(mask == 0, float(\"-inf\"))",
-        new="scores.masked_fill(mask == 0, float(\"-inf\"))",
+        old='scores = scores.masked_fill(mask == 0, float("-inf"))',
+        new='scores.masked_fill(mask == 0, float("-inf"))',
         message="The mask has no effect: masked_fill returns a new tensor, so assign its result (or use masked_fill_).",
     ),
     Mistake(
         id="mask_filled_with_zero",
         target="scaled_dot_product_attention",
-        old="scores = scores.masked_fill(mask == 0, float(\"-inf\"))",
+        old='scores = scores.masked_fill(mask == 0, float("-inf"))',
         new="scores = scores.masked_fill(mask == 0, 0.0)",
         message="Blocked scores are set to 0, which still gets weight after the softmax: set them to -inf (or a very large negative number).",
     ),
@@ -231,8 +232,8 @@ MISTAKES = [
     Mistake(
         id="display_axes_swapped",
         target="display_attention",
-        old='ax.set_xticks(range(len(sentence)), labels=sentence, rotation=90)\n        ax.set_yticks(range(len(translation)), labels=translation)',
-        new='ax.set_xticks(range(len(translation)), labels=translation, rotation=90)\n        ax.set_yticks(range(len(sentence)), labels=sentence)',
+        old="ax.set_xticks(range(len(sentence)), labels=sentence, rotation=90)\n        ax.set_yticks(range(len(translation)), labels=translation)",
+        new="ax.set_xticks(range(len(translation)), labels=translation, rotation=90)\n        ax.set_yticks(range(len(sentence)), labels=sentence)",
         message="The tick labels are swapped: the sentence (keys) labels the columns (x axis), the translation (queries) the rows.",
     ),
     Mistake(
@@ -247,7 +248,7 @@ MISTAKES = [
         target="tokenize",
         old="return without_punctuation.split()",
         new="return [word.strip(string.punctuation) for word in text.lower().split()]",
-        message="Punctuation is removed only at the ends of words (word.strip(...)): \"don't\" and \"dry-clean\" keep theirs, and a word made only of punctuation becomes an empty token ''. Delete every punctuation character from the whole text, then split.",
+        message='Punctuation is removed only at the ends of words (word.strip(...)): "don\'t" and "dry-clean" keep theirs, and a word made only of punctuation becomes an empty token \'\'. Delete every punctuation character from the whole text, then split.',
     ),
     Mistake(
         id="tokenize_punctuation_to_spaces",

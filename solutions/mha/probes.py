@@ -5,6 +5,7 @@ reference's through the contract's attribute names (lut, Wq, Wk, Wv, Wo), never 
 hoping that two constructors draw the same random numbers. Values are compared in
 eval mode; where dropout applies is checked with a fixed, known dropout mask.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -107,7 +108,9 @@ def positional_encoding_default_table(impl, d_model):
     layer = module(impl, "PositionalEncoding", d_model)
     table = getattr(layer, "pe", None)
     if not isinstance(table, torch.Tensor):
-        raise ContractError("PositionalEncoding has no tensor attribute pe: keep the table in self.pe, with register_buffer")
+        raise ContractError(
+            "PositionalEncoding has no tensor attribute pe: keep the table in self.pe, with register_buffer"
+        )
     return {"table": table}
 
 
@@ -139,7 +142,9 @@ def positional_encoding_train_mode(impl, d_model, max_length, x, p):
     train = layer.train()(impl.tensor(x))
     summed = layer.eval()(impl.tensor(x))
     if tuple(train.shape) != tuple(summed.shape):
-        raise ContractError(f"PositionalEncoding gives shape {tuple(train.shape)} in train mode and {tuple(summed.shape)} in eval mode")
+        raise ContractError(
+            f"PositionalEncoding gives shape {tuple(train.shape)} in train mode and {tuple(summed.shape)} in eval mode"
+        )
     zero = train == 0
     scaled = torch.isclose(train, summed / (1 - p), **DROPPED_OR_SCALED)
     return {"dropped_or_scaled": np.bool_(bool((zero | scaled).all())), "some_dropped": np.bool_(bool(zero.any()))}
@@ -175,7 +180,9 @@ def attention(impl, query, key, value, grad_output, mask=None, keep=None, p=0.5)
     """scaled_dot_product_attention, with a fixed dropout (keep: (q_len, k_len)) when ``keep`` is given."""
     q, k, v = (impl.tensor(a).requires_grad_(True) for a in (query, key, value))
     dropout = None if keep is None else fixed_dropout(keep, p, impl)
-    result = impl.scaled_dot_product_attention(q, k, v, mask=None if mask is None else impl.tensor(mask), dropout=dropout)
+    result = impl.scaled_dot_product_attention(
+        q, k, v, mask=None if mask is None else impl.tensor(mask), dropout=dropout
+    )
     output, attn_probs = pair(result, "scaled_dot_product_attention")
     (output * impl.tensor(grad_output)).sum().backward()
     return {
@@ -217,7 +224,13 @@ def multi_head_attention(impl, d_model, n_heads, weights, query, key, value, gra
     result = layer(q, k, v, mask=None if mask is None else impl.tensor(mask))
     output, attn_probs = pair(result, "MultiHeadAttention.forward")
     (output * impl.tensor(grad_output)).sum().backward()
-    outputs = {"output": output, "attn_probs": attn_probs, "grad_query": grad(q), "grad_key": grad(k), "grad_value": grad(v)}
+    outputs = {
+        "output": output,
+        "attn_probs": attn_probs,
+        "grad_query": grad(q),
+        "grad_key": grad(k),
+        "grad_value": grad(v),
+    }
     for name in WEIGHTS:
         projection = getattr(layer, name)
         outputs[f"grad_{name}.weight"] = grad(projection.weight)
@@ -265,7 +278,9 @@ def display_attention(impl, sentence, translation, attention, n_heads, n_rows, n
     from matplotlib.figure import Figure
 
     weights = impl.tensor(attention).requires_grad_(requires_grad)
-    figure = impl.display_attention(list(sentence), list(translation), weights, n_heads=n_heads, n_rows=n_rows, n_cols=n_cols)
+    figure = impl.display_attention(
+        list(sentence), list(translation), weights, n_heads=n_heads, n_rows=n_rows, n_cols=n_cols
+    )
     if not isinstance(figure, Figure):
         raise ContractError(f"display_attention should return a matplotlib Figure, got {type(figure).__name__}")
     drawn = heatmaps(figure)

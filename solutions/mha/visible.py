@@ -1,13 +1,31 @@
 """The visible checks, which students run in their notebook: small inputs, other seeds and shapes than the hidden ones."""
+
 import numpy as np
 
-from autograder.grade.inputs import keep_mask, layers, normal
-from . import probes
 from autograder.author.visible import Visible
+from autograder.grade.inputs import keep_mask, layers, normal
+
+from . import probes
 
 SENTENCES = ["I wonder what will come next!", "This is a basic example paragraph.", "Hello, what is a basic split?"]
-STOI = {"<pad>": 0, "<unk>": 1, "a": 2, "basic": 3, "come": 4, "example": 5, "hello": 6, "i": 7, "is": 8,
-        "next": 9, "paragraph": 10, "split": 11, "this": 12, "what": 13, "will": 14, "wonder": 15}
+STOI = {
+    "<pad>": 0,
+    "<unk>": 1,
+    "a": 2,
+    "basic": 3,
+    "come": 4,
+    "example": 5,
+    "hello": 6,
+    "i": 7,
+    "is": 8,
+    "next": 9,
+    "paragraph": 10,
+    "split": 11,
+    "this": 12,
+    "what": 13,
+    "will": 14,
+    "wonder": 15,
+}
 # 11 tokens: more than matplotlib's automatic ticks label one by one.
 LONG_SENTENCE = ["i", "wonder", "what", "will", "come", "next", "in", "this", "basic", "example", "paragraph"]
 
@@ -16,15 +34,27 @@ def mha_inputs(seed, batch, seq, d_model, n_heads, k_len=None, **extra):
     """Self-attention inputs; cross-attention (keys and values of their own) when k_len is given."""
     x = normal(seed + 10, batch, seq, d_model)
     key_value = x if k_len is None else normal(seed + 12, batch, k_len, d_model)
-    return {"d_model": d_model, "n_heads": n_heads, "weights": layers(seed, probes.WEIGHTS, d_model), "query": x, "key": key_value,
-            "value": key_value if k_len is None else normal(seed + 13, batch, k_len, d_model),
-            "grad_output": normal(seed + 11, batch, seq, d_model), **extra}
+    return {
+        "d_model": d_model,
+        "n_heads": n_heads,
+        "weights": layers(seed, probes.WEIGHTS, d_model),
+        "query": x,
+        "key": key_value,
+        "value": key_value if k_len is None else normal(seed + 13, batch, k_len, d_model),
+        "grad_output": normal(seed + 11, batch, seq, d_model),
+        **extra,
+    }
 
 
 def attention_inputs(seed, lead, q_len, k_len, d_k, **extra):
     """Inputs of shape (*lead, q_len or k_len, d_k): lead is (batch,) or (batch, heads)."""
-    return {"query": normal(seed, *lead, q_len, d_k), "key": normal(seed + 1, *lead, k_len, d_k),
-            "value": normal(seed + 2, *lead, k_len, d_k), "grad_output": normal(seed + 3, *lead, q_len, d_k), **extra}
+    return {
+        "query": normal(seed, *lead, q_len, d_k),
+        "key": normal(seed + 1, *lead, k_len, d_k),
+        "value": normal(seed + 2, *lead, k_len, d_k),
+        "grad_output": normal(seed + 3, *lead, q_len, d_k),
+        **extra,
+    }
 
 
 def padding_mask(lengths, k_len):
@@ -35,49 +65,169 @@ def padding_mask(lengths, k_len):
 VISIBLE = [
     Visible("tokenize", "splits the contract's example", probes.tokenize, {"text": "Hello, what is a basic split?"}),
     Visible("tokenize", "lowercases and drops '!'", probes.tokenize, {"text": "I wonder what will come NEXT!"}),
-    Visible("tokenize", "splits on tabs and repeated spaces, and deletes punctuation inside words too", probes.tokenize,
-            {"text": "It's  a\twell-known fact:\n snake_case isn't  English!"}),
-    Visible("build_vocab", "numbers the words of the three example sentences", probes.build_vocab, {"texts": SENTENCES}),
-    Visible("encode", "encodes the three sentences", probes.encode, {"texts": SENTENCES, "stoi": STOI, "max_length": None}),
-    Visible("encode", "pads, cuts a longer text to its first 5 ids and marks unknown words with max_length=5", probes.encode,
-            {"texts": ["what will come next, dear reader?", "hello"], "stoi": STOI, "max_length": 5}),
-    Visible("Embeddings", "looks up, scales and passes gradients back to every row, <pad> and <unk> included (vocabulary 10, d_model 4)",
-            probes.embeddings, {"vocab_size": 10, "d_model": 4, "lut": normal(1001, 10, 4), "x": np.array([[1, 5, 9], [0, 2, 2]]),
-                                "grad_out": normal(1002, 2, 3, 4)}),
-    Visible("PositionalEncoding", "builds the table for d_model 4 and adds it", probes.positional_encoding,
-            {"d_model": 4, "max_length": 6, "x": normal(1003, 1, 5, 4)}, keys=("table", "out")),
-    Visible("PositionalEncoding", "keeps the table as a buffer, with nothing to train", probes.positional_encoding,
-            {"d_model": 6, "max_length": 7, "x": normal(1013, 1, 3, 6)}, keys=("trainable", "buffer")),
-    Visible("PositionalEncoding", "in train mode, drops some of x + pe and scales the rest by 1 / (1 - p)", probes.positional_encoding_train_mode,
-            {"d_model": 6, "max_length": 12, "x": normal(1014, 2, 10, 6), "p": 0.5}),
-    Visible("split_heads", "splits (2, 4, 6) into 3 heads", probes.split_heads, {"x": normal(1004, 2, 4, 6), "n_heads": 3}),
+    Visible(
+        "tokenize",
+        "splits on tabs and repeated spaces, and deletes punctuation inside words too",
+        probes.tokenize,
+        {"text": "It's  a\twell-known fact:\n snake_case isn't  English!"},
+    ),
+    Visible(
+        "build_vocab", "numbers the words of the three example sentences", probes.build_vocab, {"texts": SENTENCES}
+    ),
+    Visible(
+        "encode", "encodes the three sentences", probes.encode, {"texts": SENTENCES, "stoi": STOI, "max_length": None}
+    ),
+    Visible(
+        "encode",
+        "pads, cuts a longer text to its first 5 ids and marks unknown words with max_length=5",
+        probes.encode,
+        {"texts": ["what will come next, dear reader?", "hello"], "stoi": STOI, "max_length": 5},
+    ),
+    Visible(
+        "Embeddings",
+        "looks up, scales and passes gradients back to every row, <pad> and <unk> included (vocabulary 10, d_model 4)",
+        probes.embeddings,
+        {
+            "vocab_size": 10,
+            "d_model": 4,
+            "lut": normal(1001, 10, 4),
+            "x": np.array([[1, 5, 9], [0, 2, 2]]),
+            "grad_out": normal(1002, 2, 3, 4),
+        },
+    ),
+    Visible(
+        "PositionalEncoding",
+        "builds the table for d_model 4 and adds it",
+        probes.positional_encoding,
+        {"d_model": 4, "max_length": 6, "x": normal(1003, 1, 5, 4)},
+        keys=("table", "out"),
+    ),
+    Visible(
+        "PositionalEncoding",
+        "keeps the table as a buffer, with nothing to train",
+        probes.positional_encoding,
+        {"d_model": 6, "max_length": 7, "x": normal(1013, 1, 3, 6)},
+        keys=("trainable", "buffer"),
+    ),
+    Visible(
+        "PositionalEncoding",
+        "in train mode, drops some of x + pe and scales the rest by 1 / (1 - p)",
+        probes.positional_encoding_train_mode,
+        {"d_model": 6, "max_length": 12, "x": normal(1014, 2, 10, 6), "p": 0.5},
+    ),
+    Visible(
+        "split_heads", "splits (2, 4, 6) into 3 heads", probes.split_heads, {"x": normal(1004, 2, 4, 6), "n_heads": 3}
+    ),
     Visible("combine_heads", "joins 2 heads of width 3", probes.combine_heads, {"x": normal(1005, 2, 2, 3, 3)}),
-    Visible("scaled_dot_product_attention", "attends from 3 queries to 4 keys", probes.attention,
-            attention_inputs(1006, (1,), 3, 4, 2), keys=("output", "attn_probs")),
-    Visible("scaled_dot_product_attention", "blocks the future with a causal mask", probes.attention,
-            attention_inputs(1007, (1,), 3, 3, 2, mask=np.tril(np.ones((3, 3), dtype=bool))[None]), keys=("output", "attn_probs")),
-    Visible("scaled_dot_product_attention", "attends in 2 heads at once (4-D inputs, d_k 3)", probes.attention,
-            attention_inputs(1015, (1, 2), 2, 3, 3), keys=("output", "attn_probs")),
-    Visible("scaled_dot_product_attention", "applies a fixed dropout to the weights and returns them before dropout", probes.attention,
-            attention_inputs(1016, (1,), 3, 4, 3, keep=keep_mask(1017, 3, 4), p=0.5), keys=("output", "attn_probs")),
-    Visible("make_padding_mask", "marks two padded tokens", probes.padding_mask, {"token_ids": np.array([[3, 4, 0], [5, 0, 0]]), "pad_id": 0}),
+    Visible(
+        "scaled_dot_product_attention",
+        "attends from 3 queries to 4 keys",
+        probes.attention,
+        attention_inputs(1006, (1,), 3, 4, 2),
+        keys=("output", "attn_probs"),
+    ),
+    Visible(
+        "scaled_dot_product_attention",
+        "blocks the future with a causal mask",
+        probes.attention,
+        attention_inputs(1007, (1,), 3, 3, 2, mask=np.tril(np.ones((3, 3), dtype=bool))[None]),
+        keys=("output", "attn_probs"),
+    ),
+    Visible(
+        "scaled_dot_product_attention",
+        "attends in 2 heads at once (4-D inputs, d_k 3)",
+        probes.attention,
+        attention_inputs(1015, (1, 2), 2, 3, 3),
+        keys=("output", "attn_probs"),
+    ),
+    Visible(
+        "scaled_dot_product_attention",
+        "applies a fixed dropout to the weights and returns them before dropout",
+        probes.attention,
+        attention_inputs(1016, (1,), 3, 4, 3, keep=keep_mask(1017, 3, 4), p=0.5),
+        keys=("output", "attn_probs"),
+    ),
+    Visible(
+        "make_padding_mask",
+        "marks two padded tokens",
+        probes.padding_mask,
+        {"token_ids": np.array([[3, 4, 0], [5, 0, 0]]), "pad_id": 0},
+    ),
     Visible("make_causal_mask", "builds the mask of size 3", probes.causal_mask, {"size": 3}),
-    Visible("MultiHeadAttention", "self-attention, d_model 6, 2 heads", probes.multi_head_attention,
-            mha_inputs(1008, 1, 3, 6, 2), keys=("output", "attn_probs")),
-    Visible("MultiHeadAttention", "cross-attention: 2 queries attend to 4 keys and values of their own", probes.multi_head_attention,
-            mha_inputs(1018, 1, 2, 6, 2, k_len=4), keys=("output", "attn_probs")),
-    Visible("MultiHeadAttention", "passes a padding mask (batch, 1, 1, k_len) on to every head", probes.multi_head_attention,
-            mha_inputs(1019, 2, 3, 6, 3, mask=padding_mask([3, 2], 3)), keys=("output", "attn_probs")),
-    Visible("MultiHeadAttention", "applies self.dropout to the attention weights (train mode) and returns them before dropout",
-            probes.multi_head_attention, mha_inputs(1009, 1, 3, 4, 2, keep=keep_mask(1010, 3, 3), p=0.5), keys=("output", "attn_probs")),
-    Visible("MultiHeadAttention", "refuses d_model 6 with 4 heads", probes.multi_head_attention_indivisible, {"d_model": 6, "n_heads": 4}),
-    Visible("display_attention", "draws 2 heads with the tokens on the axes, colours from 0 to 1", probes.display_attention,
-            {"sentence": ["hello", "world", "again"], "translation": ["hallo", "welt"],
-             "attention": np.full((2, 2, 3), 1 / 3, dtype=np.float32), "n_heads": 2, "n_rows": 1, "n_cols": 2}),
-    Visible("display_attention", "labels every cell of a sentence of 11 tokens", probes.display_attention,
-            {"sentence": LONG_SENTENCE, "translation": LONG_SENTENCE, "attention": np.full((1, 11, 11), 1 / 11, dtype=np.float32),
-             "n_heads": 1, "n_rows": 1, "n_cols": 1}, keys=("heads", "x_labels", "y_labels")),
-    Visible("display_attention", "takes attention weights that carry gradients (as a layer returns them)", probes.display_attention,
-            {"sentence": ["a", "b"], "translation": ["a", "b"], "attention": np.full((1, 2, 2), 0.5, dtype=np.float32),
-             "n_heads": 1, "n_rows": 1, "n_cols": 1, "requires_grad": True}, keys=("heads", "data")),
+    Visible(
+        "MultiHeadAttention",
+        "self-attention, d_model 6, 2 heads",
+        probes.multi_head_attention,
+        mha_inputs(1008, 1, 3, 6, 2),
+        keys=("output", "attn_probs"),
+    ),
+    Visible(
+        "MultiHeadAttention",
+        "cross-attention: 2 queries attend to 4 keys and values of their own",
+        probes.multi_head_attention,
+        mha_inputs(1018, 1, 2, 6, 2, k_len=4),
+        keys=("output", "attn_probs"),
+    ),
+    Visible(
+        "MultiHeadAttention",
+        "passes a padding mask (batch, 1, 1, k_len) on to every head",
+        probes.multi_head_attention,
+        mha_inputs(1019, 2, 3, 6, 3, mask=padding_mask([3, 2], 3)),
+        keys=("output", "attn_probs"),
+    ),
+    Visible(
+        "MultiHeadAttention",
+        "applies self.dropout to the attention weights (train mode) and returns them before dropout",
+        probes.multi_head_attention,
+        mha_inputs(1009, 1, 3, 4, 2, keep=keep_mask(1010, 3, 3), p=0.5),
+        keys=("output", "attn_probs"),
+    ),
+    Visible(
+        "MultiHeadAttention",
+        "refuses d_model 6 with 4 heads",
+        probes.multi_head_attention_indivisible,
+        {"d_model": 6, "n_heads": 4},
+    ),
+    Visible(
+        "display_attention",
+        "draws 2 heads with the tokens on the axes, colours from 0 to 1",
+        probes.display_attention,
+        {
+            "sentence": ["hello", "world", "again"],
+            "translation": ["hallo", "welt"],
+            "attention": np.full((2, 2, 3), 1 / 3, dtype=np.float32),
+            "n_heads": 2,
+            "n_rows": 1,
+            "n_cols": 2,
+        },
+    ),
+    Visible(
+        "display_attention",
+        "labels every cell of a sentence of 11 tokens",
+        probes.display_attention,
+        {
+            "sentence": LONG_SENTENCE,
+            "translation": LONG_SENTENCE,
+            "attention": np.full((1, 11, 11), 1 / 11, dtype=np.float32),
+            "n_heads": 1,
+            "n_rows": 1,
+            "n_cols": 1,
+        },
+        keys=("heads", "x_labels", "y_labels"),
+    ),
+    Visible(
+        "display_attention",
+        "takes attention weights that carry gradients (as a layer returns them)",
+        probes.display_attention,
+        {
+            "sentence": ["a", "b"],
+            "translation": ["a", "b"],
+            "attention": np.full((1, 2, 2), 0.5, dtype=np.float32),
+            "n_heads": 1,
+            "n_rows": 1,
+            "n_cols": 1,
+            "requires_grad": True,
+        },
+        keys=("heads", "data"),
+    ),
 ]

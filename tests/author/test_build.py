@@ -30,7 +30,9 @@ def test_freshness_allows_float_noise_and_catches_a_real_change(mha):
     noisy, changed = json.loads(json.dumps(data)), json.loads(json.dumps(data))
     check = next(c for c in noisy["checks"] if c["probe"] == "mha.attention")
     values = np.array(check["expected"]["output"]["data"], dtype=np.float32)
-    check["expected"]["output"]["data"] = (values * np.float32(1 + 3e-7)).tolist()  # the 7th digit, as another CPU gives
+    check["expected"]["output"]["data"] = (
+        values * np.float32(1 + 3e-7)
+    ).tolist()  # the 7th digit, as another CPU gives
     assert visible.equivalent(data, noisy)
     target = next(c for c in changed["checks"] if c["probe"] == "mha.attention")
     target["expected"]["output"]["data"][0] += 0.01  # a change the graders would see
@@ -40,8 +42,16 @@ def test_freshness_allows_float_noise_and_catches_a_real_change(mha):
 @pytest.mark.parametrize(
     "old, new, stale_files",
     [
-        ("Split a sentence into lowercase words", "Cut a sentence into lowercase words", ["assignments/mha.py", "release/mha/mha.ipynb"]),
-        ('text.lower().translate(str.maketrans("", "", string.punctuation))', 'text.translate(str.maketrans("", "", string.punctuation))', ["release/mha/mha.ipynb"]),
+        (
+            "Split a sentence into lowercase words",
+            "Cut a sentence into lowercase words",
+            ["assignments/mha.py", "release/mha/mha.ipynb"],
+        ),
+        (
+            'text.lower().translate(str.maketrans("", "", string.punctuation))',
+            'text.translate(str.maketrans("", "", string.punctuation))',
+            ["release/mha/mha.ipynb"],
+        ),
     ],
     ids=["a docstring students read", "a solution whose visible outputs change"],
 )
@@ -206,5 +216,7 @@ def test_visible_data_keep_devices_with_their_arrays(mha):
 
 def test_build_command_has_help():
     """Does `python -m autograder build --help` explain the command (the CLI is wired)?"""
-    done = subprocess.run([sys.executable, "-m", "autograder", "build", "--help"], capture_output=True, text=True, cwd=KIT_ROOT)
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "build", "--help"], capture_output=True, text=True, cwd=KIT_ROOT
+    )
     assert done.returncode == 0 and "nbgrader" in done.stdout

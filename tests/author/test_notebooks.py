@@ -19,13 +19,25 @@ pytestmark = pytest.mark.slow
 
 
 def execute(notebook, folder, allow_errors=False):
-    client = NotebookClient(notebook, timeout=300, kernel_name="python3", allow_errors=allow_errors, resources={"metadata": {"path": str(folder)}})
+    client = NotebookClient(
+        notebook,
+        timeout=300,
+        kernel_name="python3",
+        allow_errors=allow_errors,
+        resources={"metadata": {"path": str(folder)}},
+    )
     client.execute()
     return notebook
 
 
 def errors(notebook):
-    return [(cell.get("id"), output) for cell in notebook.cells if cell.cell_type == "code" for output in cell.outputs if output.output_type == "error"]
+    return [
+        (cell.get("id"), output)
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+        if output.output_type == "error"
+    ]
 
 
 def printed(notebook, cell_id) -> str:
@@ -63,7 +75,12 @@ def test_solved_release_passes_its_checks_and_shows_its_figures(assignment, tmp_
     for name in assignment.graded:
         text = printed(notebook, f"{name}-check")
         assert "FAIL" not in text and "visible checks pass" in text, text
-    images = sum("image/png" in output.get("data", {}) for cell in notebook.cells if cell.cell_type == "code" for output in cell.outputs)
+    images = sum(
+        "image/png" in output.get("data", {})
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+    )
     assert images >= 3
 
 

@@ -42,7 +42,10 @@ def canvas_zip(samples, path: Path) -> Path:
 
 
 def moodle_folder(samples, root: Path) -> Path:
-    for name, sample in (("Jane Doe_1234567_assignsubmission_file_", "solved"), ("Bob Smith_7654321_assignsubmission_file_", "buggy")):
+    for name, sample in (
+        ("Jane Doe_1234567_assignsubmission_file_", "solved"),
+        ("Bob Smith_7654321_assignsubmission_file_", "buggy"),
+    ):
         (root / name).mkdir(parents=True)
         shutil.copy(samples[sample], root / name / "mha.ipynb")
     return root
@@ -83,16 +86,29 @@ def test_a_canvas_zip(samples, tmp_path):
 def test_a_moodle_folder_and_a_gradescope_export(samples, tmp_path):
     """Are Moodle's folders and Gradescope's export (names, ids, groups from its metadata) read and graded?"""
     out = tmp_path / "moodle-out"
-    assert batch.grade_all(moodle_folder(samples, tmp_path / "moodle"), "mha", out, GradingConfig(), jobs=1, progress=False) == 0
+    assert (
+        batch.grade_all(
+            moodle_folder(samples, tmp_path / "moodle"), "mha", out, GradingConfig(), jobs=1, progress=False
+        )
+        == 0
+    )
     table = rows(out)
     assert {row["name"] for row in table.values()} == {"Jane Doe", "Bob Smith"}
     assert {row["student_id"]: row["score"] for row in table.values()} == {"1234567": "40", "7654321": "37.37"}
     out = tmp_path / "gradescope-out"
-    assert batch.grade_all(gradescope_export(samples, tmp_path / "gradescope"), "mha", out, GradingConfig(), jobs=1, progress=False) == 0
+    assert (
+        batch.grade_all(
+            gradescope_export(samples, tmp_path / "gradescope"), "mha", out, GradingConfig(), jobs=1, progress=False
+        )
+        == 0
+    )
     with open(out / "summary.csv", newline="") as file:
         people = {row["name"]: row for row in csv.DictReader(file)}
     assert sorted(people) == ["Bob Smith", "Eve Adams", "Jane Doe"]  # a group: one row per member, each with their id
-    assert people["Eve Adams"]["student_id"] == "34567" and people["Eve Adams"]["score"] == people["Bob Smith"]["score"] == "37.37"
+    assert (
+        people["Eve Adams"]["student_id"] == "34567"
+        and people["Eve Adams"]["score"] == people["Bob Smith"]["score"] == "37.37"
+    )
     assert people["Eve Adams"]["group"] == "Bob Smith, Eve Adams" and people["Jane Doe"]["group"] == ""
     assert not any("submission_metadata" in row["key"] for row in people.values())  # the yml is no student
     results = json.loads(next((out / "students").glob("*/results.json")).read_text())
@@ -121,7 +137,13 @@ def test_the_digest_covers_what_decides_a_grade(mha):
     """Does the grading digest change with the points, a grader, the reference or a known mistake?"""
     config = GradingConfig()
     digest = batch.grading_digest(mha, config)
-    files = [mha.points_path, mha.graders_dir / "test_tokenize.py", mha.reference_path, mha.folder / "mistakes.py", mha.probes_path]
+    files = [
+        mha.points_path,
+        mha.graders_dir / "test_tokenize.py",
+        mha.reference_path,
+        mha.folder / "mistakes.py",
+        mha.probes_path,
+    ]
     for path in files:
         original = path.read_bytes()
         try:
@@ -204,7 +226,9 @@ def test_a_busy_neighbour_does_not_time_an_honest_student_out(mha, samples, tmp_
     """With a student who spins 60 busy threads graded beside an honest one, does the honest one keep every point?"""
     folder = tmp_path / "class"
     folder.mkdir()
-    hog = mha.reference_path.read_text() + '''
+    hog = (
+        mha.reference_path.read_text()
+        + """
 
 import threading
 
@@ -214,7 +238,8 @@ def _spin():
 
 for _ in range(60):
     threading.Thread(target=_spin, daemon=True).start()
-'''
+"""
+    )
     (folder / "hog.py").write_text(hog)
     shutil.copy(samples["solved"], folder / "honest.ipynb")
     out = tmp_path / "out"

@@ -6,15 +6,15 @@ console-results.js, helpers/test-helpers.js) does with it: decode <ID>_RESULTS, 
 "Points X/Y" from tests[].score and max_score, fail on status "fail" or "error", print a
 line per test.
 """
+
 import base64
 import json
 import math
+from fractions import Fraction
 
 import pytest
 
 from autograder.deliver import classroom
-from fractions import Fraction
-
 from autograder.results.files import gradescope_json, write_not_graded
 from autograder.results.model import CheckSummary, Report
 
@@ -34,7 +34,9 @@ def reporter_reads(runner: str, environ: dict) -> dict:
     for test in tests:
         assert isinstance(test["name"], str) and test["name"]
         assert test["status"] in STATUSES
-        assert isinstance(test["score"], (int, float)) and math.isfinite(test["score"]), "NotifyClassroom adds every score"
+        assert isinstance(test["score"], (int, float)) and math.isfinite(test["score"]), (
+            "NotifyClassroom adds every score"
+        )
         assert test.get("line_no") == 0, "any other line_no is printed after the name"
         assert not test.get("test_code"), "a test_code is printed under the name"
         assert isinstance(test.get("message", ""), str)
@@ -51,7 +53,17 @@ def reporter_reads(runner: str, environ: dict) -> dict:
 
 
 def check(name, title, passed, total, score, top, message):
-    return CheckSummary(name=name, check=f"test_{name}::{title}", title=title, kind="hidden", passed=passed, total=total, score=Fraction(score), max_score=Fraction(top), message=message)
+    return CheckSummary(
+        name=name,
+        check=f"test_{name}::{title}",
+        title=title,
+        kind="hidden",
+        passed=passed,
+        total=total,
+        score=Fraction(score),
+        max_score=Fraction(top),
+        message=message,
+    )
 
 
 @pytest.fixture
@@ -62,7 +74,15 @@ def results():
         submission="mha.ipynb",
         checks=[
             check("tokenize", "splits on whitespace like the reference", 8, 8, 2.0, 2.0, "passed (8 cases)"),
-            check("PositionalEncoding", "stores the sin and cos table", 0, 5, 0.0, 2.0, "failed 5 of 5 cases. First failure: table at (0, 1, 1): got 0.95, expected 0.54"),
+            check(
+                "PositionalEncoding",
+                "stores the sin and cos table",
+                0,
+                5,
+                0.0,
+                2.0,
+                "failed 5 of 5 cases. First failure: table at (0, 1, 1): got 0.95, expected 0.54",
+            ),
             check("PositionalEncoding", "keeps pe as a buffer", 1, 1, 2.0, 2.0, "passed (1 case)"),
         ],
         order=("tokenize", "PositionalEncoding"),
@@ -91,7 +111,9 @@ def test_no_hidden_check_detail_reaches_classroom(results):
     assert "got 0.95" not in text and "expected" not in text
 
 
-@pytest.mark.parametrize("fail_under, status", [(None, "fail"), (100, "fail"), (66.7, "fail"), (66.6, "pass"), (0, "pass")])
+@pytest.mark.parametrize(
+    "fail_under, status", [(None, "fail"), (100, "fail"), (66.7, "fail"), (66.6, "pass"), (0, "pass")]
+)
 def test_status_follows_the_threshold(results, fail_under, status):
     read = reporter_reads("grade", {"GRADE_RESULTS": classroom.runner_result(results, fail_under=fail_under)})
     assert read["result"]["status"] == status
@@ -176,4 +198,7 @@ def test_missing_results_are_an_error_with_the_assignments_points(tmp_path):
     assert payload["status"] == "error" and payload["max_score"] == 40
     value = (tmp_path / "output").read_text().strip().split("=", 1)[1]
     read = reporter_reads("points", {"POINTS_RESULTS": value})
-    assert read["points"] == (0.0, 40.0) and "Error: The autograder failed: grading wrote no results.json; tell your instructor." in read["lines"]
+    assert (
+        read["points"] == (0.0, 40.0)
+        and "Error: The autograder failed: grading wrote no results.json; tell your instructor." in read["lines"]
+    )

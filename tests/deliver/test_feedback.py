@@ -5,28 +5,37 @@ hostile ones included (a message quoting a student's <script>, terminal control
 characters, a token of a million characters); the browser test opens the page in
 headless Chromium, as a student would, and reads both its DOM and a screenshot.
 """
+
 import os
 import re
 import shutil
 import subprocess
+from fractions import Fraction
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
 from autograder.deliver.feedback import MESSAGE_LIMIT, render_html, render_markdown, write_feedback
-from autograder.results.text import CUT
-from fractions import Fraction
-
 from autograder.results.files import gradescope_json
 from autograder.results.model import CheckSummary, Report
+from autograder.results.text import CUT
 
 CHROMIUM = Path("/usr/bin/chromium")
 
 POINTS = {
-    "tokenize": 2, "build_vocab": 2, "encode": 3, "Embeddings": 2, "PositionalEncoding": 4, "split_heads": 3,
-    "combine_heads": 3, "scaled_dot_product_attention": 6, "make_padding_mask": 2, "make_causal_mask": 2,
-    "MultiHeadAttention": 8, "display_attention": 3,
+    "tokenize": 2,
+    "build_vocab": 2,
+    "encode": 3,
+    "Embeddings": 2,
+    "PositionalEncoding": 4,
+    "split_heads": 3,
+    "combine_heads": 3,
+    "scaled_dot_product_attention": 6,
+    "make_padding_mask": 2,
+    "make_causal_mask": 2,
+    "MultiHeadAttention": 8,
+    "display_attention": 3,
 }
 MISTAKES = {
     "positional_cosine_exponent_off_by_one": "The cosine of feature 2i+1 uses the exponent (2i+1)/d_model: "
@@ -43,9 +52,13 @@ def check(exercise, title, score, top, kind, output="", mistakes=(), cases=None)
     visibility = "visible" if kind == "visible" else "after_due_date"
     cases = cases or ([1, 1] if score >= top else [0, 1])
     return {
-        "name": f"{exercise}: {title}", "score": score, "max_score": top,
+        "name": f"{exercise}: {title}",
+        "score": score,
+        "max_score": top,
         "status": "passed" if score >= top else "failed",
-        "output": output or f"passed ({cases[1]} case{'' if cases[1] == 1 else 's'})", "visibility": visibility, "tags": [exercise],
+        "output": output or f"passed ({cases[1]} case{'' if cases[1] == 1 else 's'})",
+        "visibility": visibility,
+        "tags": [exercise],
         "extra": {"kind": kind, "cases": list(cases), "mistakes": list(mistakes)},
     }
 
@@ -55,30 +68,81 @@ def partial_results() -> dict:
     wrong = {
         "PositionalEncoding": [
             check("PositionalEncoding", "matches the notebook's example for PositionalEncoding", 1.0, 1.0, "visible"),
-            check("PositionalEncoding", "stores pe[0, pos, 2i] = sin(pos / 10000^(2i/d)), pe[0, pos, 2i+1] = cos(same)",
-                  0.0, 2.0, "hidden", HIDDEN_PE, ["positional_cosine_exponent_off_by_one"], [0, 5]),
-            check("PositionalEncoding", "returns x + pe[:, :seq] in eval mode", 0.37, 1.0, "hidden",
-                  "failed 4 of 5 cases: values differ", ["positional_cosine_exponent_off_by_one"], [1, 5]),
+            check(
+                "PositionalEncoding",
+                "stores pe[0, pos, 2i] = sin(pos / 10000^(2i/d)), pe[0, pos, 2i+1] = cos(same)",
+                0.0,
+                2.0,
+                "hidden",
+                HIDDEN_PE,
+                ["positional_cosine_exponent_off_by_one"],
+                [0, 5],
+            ),
+            check(
+                "PositionalEncoding",
+                "returns x + pe[:, :seq] in eval mode",
+                0.37,
+                1.0,
+                "hidden",
+                "failed 4 of 5 cases: values differ",
+                ["positional_cosine_exponent_off_by_one"],
+                [1, 5],
+            ),
         ],
         "split_heads": [
-            check("split_heads", "gives (batch, n_heads, seq, d_key) with head h holding features h*d_key up to (h+1)*d_key",
-                  0.0, 0.75, "visible", "heads[0, 1, 0]: got 4.0, expected 1.0\nThis looks like a known mistake.",
-                  ["split_heads_without_transpose"], [0, 2]),
-            check("split_heads", "matches the reference on split_heads's hidden cases", 0.0, 2.25, "hidden",
-                  "failed 6 of 6 cases", ["split_heads_without_transpose"], [0, 6]),
+            check(
+                "split_heads",
+                "gives (batch, n_heads, seq, d_key) with head h holding features h*d_key up to (h+1)*d_key",
+                0.0,
+                0.75,
+                "visible",
+                "heads[0, 1, 0]: got 4.0, expected 1.0\nThis looks like a known mistake.",
+                ["split_heads_without_transpose"],
+                [0, 2],
+            ),
+            check(
+                "split_heads",
+                "matches the reference on split_heads's hidden cases",
+                0.0,
+                2.25,
+                "hidden",
+                "failed 6 of 6 cases",
+                ["split_heads_without_transpose"],
+                [0, 6],
+            ),
         ],
         "scaled_dot_product_attention": [
-            check("scaled_dot_product_attention", "matches the notebook's example for scaled_dot_product_attention",
-                  1.5, 1.5, "visible"),
-            check("scaled_dot_product_attention", "gives blocked keys (mask 0 or False) no weight", 3.0, 4.5, "hidden",
-                  "failed 2 of 6 cases: weights differ where the mask is 0", ["mask_inverted"], [4, 6]),
+            check(
+                "scaled_dot_product_attention",
+                "matches the notebook's example for scaled_dot_product_attention",
+                1.5,
+                1.5,
+                "visible",
+            ),
+            check(
+                "scaled_dot_product_attention",
+                "gives blocked keys (mask 0 or False) no weight",
+                3.0,
+                4.5,
+                "hidden",
+                "failed 2 of 6 cases: weights differ where the mask is 0",
+                ["mask_inverted"],
+                [4, 6],
+            ),
         ],
     }
     tests = []
     for name, top in POINTS.items():
         tests += wrong.get(name) or [
             check(name, f"matches the notebook's example for {name}", top / 4, top / 4, "visible"),
-            check(name, f"matches the reference on {name}'s hidden cases", top * 3 / 4, top * 3 / 4, "hidden", cases=[6, 6]),
+            check(
+                name,
+                f"matches the reference on {name}'s hidden cases",
+                top * 3 / 4,
+                top * 3 / 4,
+                "hidden",
+                cases=[6, 6],
+            ),
         ]
     by_name = {}
     for test in tests:
@@ -91,12 +155,21 @@ def partial_results() -> dict:
         "output": f"mha: {score} of 40 points",
         "tests": tests,
         "extra_data": {
-            "assignment": "mha", "status": "graded", "submission": "mha.ipynb", "max_score": 40.0,
-            "by_name": by_name, "mistakes": sorted(MISTAKES), "mistake_messages": MISTAKES,
+            "assignment": "mha",
+            "status": "graded",
+            "submission": "mha.ipynb",
+            "max_score": 40.0,
+            "by_name": by_name,
+            "mistakes": sorted(MISTAKES),
+            "mistake_messages": MISTAKES,
             "notes": ["<cell 3> raised NameError: name 'plt' is not defined; loading went on after it"],
-            "isolation": "hardened", "device": "cpu",
+            "isolation": "hardened",
+            "device": "cpu",
             "hidden_summary": {
-                name: {"cases": 6, "titles": [f"matches the reference on {name}'s hidden cases", f"handles {name}'s edge cases"]}
+                name: {
+                    "cases": 6,
+                    "titles": [f"matches the reference on {name}'s hidden cases", f"handles {name}'s edge cases"],
+                }
                 for name in POINTS
             },
         },
@@ -204,8 +277,10 @@ def test_a_hostile_message_stays_inert_in_markdown():
 
 def test_hidden_messages_only_with_show_hidden():
     results = partial_results()
-    for render, title in ((render_html, "returns x + pe[:, :seq] in eval mode"),
-                          (render_markdown, "returns x + pe\\[:, :seq\\] in eval mode")):
+    for render, title in (
+        (render_html, "returns x + pe[:, :seq] in eval mode"),
+        (render_markdown, "returns x + pe\\[:, :seq\\] in eval mode"),
+    ):
         closed, opened = render(results), render(results, show_hidden=True)
         for text in (closed, opened):
             assert title in text  # a hidden check's title ...
@@ -231,9 +306,15 @@ def test_the_page_gives_the_total_and_each_exercise_in_order():
 
 def test_not_graded_says_so_with_the_reason():
     results = {
-        "score": 0.0, "tests": [],
-        "extra_data": {"assignment": "mha", "status": "not graded", "error": "mha.ipynb is not a notebook: invalid JSON at line 3",
-                       "max_score": 40.0, "by_name": {name: {"score": 0, "max_score": top} for name, top in POINTS.items()}},
+        "score": 0.0,
+        "tests": [],
+        "extra_data": {
+            "assignment": "mha",
+            "status": "not graded",
+            "error": "mha.ipynb is not a notebook: invalid JSON at line 3",
+            "max_score": 40.0,
+            "by_name": {name: {"score": 0, "max_score": top} for name, top in POINTS.items()},
+        },
     }
     for text in (render_html(results), render_markdown(results)):
         assert "Not graded" in text and "not a score of 0" in text
@@ -263,21 +344,43 @@ def test_markdown_structure():
     assert [row.split("|")[1].strip() for row in table[1:]] == [f"`{name}`" for name in POINTS]
     assert "| `split_heads` | 0 / 3 | ░░░░░░░░░░ | ✗ no points |" in table
     lost = [line for line in lines if line.startswith("- `")]
-    assert lost[0] == "- `PositionalEncoding`: stores pe\\[0, pos, 2i\\] = sin(pos / 10000^(2i/d)), " \
+    assert (
+        lost[0] == "- `PositionalEncoding`: stores pe\\[0, pos, 2i\\] = sin(pos / 10000^(2i/d)), "
         "pe\\[0, pos, 2i+1\\] = cos(same) (hidden check): lost 2 of 2"
+    )
     outside_fences(text)  # every code block closes
     assert text.endswith("\n") and not text.endswith("\n\n")
 
 
 def test_missing_keys_and_the_kits_own_output():
-    for results in ({}, {"score": 3}, {"tests": [{"name": "x"}]}, {"extra_data": {"by_name": [], "notes": "not a list"}}):
+    for results in (
+        {},
+        {"score": 3},
+        {"tests": [{"name": "x"}]},
+        {"extra_data": {"by_name": [], "notes": "not a list"}},
+    ):
         assert render_html(results) and render_markdown(results)
     report = Report(
-        assignment="mha", submission="ben.ipynb", notes=[], order=("tokenize", "encode"),
+        assignment="mha",
+        submission="ben.ipynb",
+        notes=[],
+        order=("tokenize", "encode"),
         checks=[
-            CheckSummary("tokenize", "t::a", "lowercases", "hidden", 8, 8, Fraction(2), Fraction(2), "passed (8 cases)"),
-            CheckSummary("encode", "e::a", "pads on the right", "hidden", 3, 7, Fraction(9, 7), Fraction(3), "failed 4 of 7 cases. First failure: x",
-                         mistakes=["encode_pads_on_the_left"]),
+            CheckSummary(
+                "tokenize", "t::a", "lowercases", "hidden", 8, 8, Fraction(2), Fraction(2), "passed (8 cases)"
+            ),
+            CheckSummary(
+                "encode",
+                "e::a",
+                "pads on the right",
+                "hidden",
+                3,
+                7,
+                Fraction(9, 7),
+                Fraction(3),
+                "failed 4 of 7 cases. First failure: x",
+                mistakes=["encode_pads_on_the_left"],
+            ),
         ],
     )
     results = gradescope_json(report)  # no hidden_summary, no explanation recorded
@@ -288,8 +391,13 @@ def test_missing_keys_and_the_kits_own_output():
 
 
 def test_a_near_miss_never_reads_as_full_marks():
-    results = {"score": 39.9999, "extra_data": {"max_score": 40, "by_name": {"encode": {"score": 2.9999, "max_score": 3},
-                                                                            "tokenize": {"score": 0.0001, "max_score": 2}}}}
+    results = {
+        "score": 39.9999,
+        "extra_data": {
+            "max_score": 40,
+            "by_name": {"encode": {"score": 2.9999, "max_score": 3}, "tokenize": {"score": 0.0001, "max_score": 2}},
+        },
+    }
     page, text = render_html(results), render_markdown(results)
     assert points_table(page) == [("encode", "2.9999 / 3", "◐ partial"), ("tokenize", "0.0001 / 2", "◐ partial")]
     assert "**Total: 39.9999 of 40 points (99%)**" in text
@@ -312,14 +420,26 @@ def test_write_feedback_writes_both_files_whole(tmp_path):
 
 def chromium(*arguments, profile: Path) -> subprocess.CompletedProcess:
     command = [
-        str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-        "--force-device-scale-factor=1", f"--user-data-dir={profile}", *arguments,
+        str(CHROMIUM),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--hide-scrollbars",
+        "--force-device-scale-factor=1",
+        f"--user-data-dir={profile}",
+        *arguments,
     ]
     return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)")
+@pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)"
+)
 def test_the_page_in_a_browser(tmp_path):
     """A student opens the page: the DOM holds the points, and the screenshot shows the bars."""
     from PIL import Image

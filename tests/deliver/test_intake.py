@@ -1,4 +1,5 @@
 """The class intake reads each LMS's export, as a folder and as a zip, and refuses what could hurt."""
+
 from __future__ import annotations
 
 import os
@@ -149,13 +150,21 @@ def blackboard_export() -> dict[str, bytes]:
     bob = "HW 1_bob_smith_attempt_2024-01-31-09-00-00"
     return {
         f"{first}_mha.ipynb": b"{}",
-        f"{first}.txt": receipt("Jane Doe", "jdoe", "Tuesday, January 30, 2024 10:00:00 AM EST", [("mha.ipynb", f"{first}_mha.ipynb")]),
+        f"{first}.txt": receipt(
+            "Jane Doe", "jdoe", "Tuesday, January 30, 2024 10:00:00 AM EST", [("mha.ipynb", f"{first}_mha.ipynb")]
+        ),
         f"{second}_mha.ipynb": NOTEBOOK,
         f"{second}_my_utils.py": b"HELP = 1\n",
-        f"{second}.txt": receipt("Jane Doe", "jdoe", "Wednesday, January 31, 2024 12:00:00 PM EST",
-                                  [("mha.ipynb", f"{second}_mha.ipynb"), ("my utils.py", f"{second}_my_utils.py")]),
+        f"{second}.txt": receipt(
+            "Jane Doe",
+            "jdoe",
+            "Wednesday, January 31, 2024 12:00:00 PM EST",
+            [("mha.ipynb", f"{second}_mha.ipynb"), ("my utils.py", f"{second}_my_utils.py")],
+        ),
         f"{bob}_mha.ipynb": NOTEBOOK,
-        f"{bob}.txt": receipt("Bob Smith", "bob_smith", "Wednesday, January 31, 2024 9:00:00 AM EST", [("mha.ipynb", f"{bob}_mha.ipynb")]),
+        f"{bob}.txt": receipt(
+            "Bob Smith", "bob_smith", "Wednesday, January 31, 2024 9:00:00 AM EST", [("mha.ipynb", f"{bob}_mha.ipynb")]
+        ),
         "HW 1_amy_attempt_2024-01-31-08-00-00_mha.ipynb": NOTEBOOK,
     }
 
@@ -167,7 +176,12 @@ def test_blackboard_latest_attempt_with_the_receipts_names(tmp_path, as_zip):
     subs = by_key(intake)
     assert set(subs) == {"Jane_Doe-jdoe", "Bob_Smith", "amy"}
     jane = subs["Jane_Doe-jdoe"]
-    assert (jane.name, jane.student_id, jane.submitted_at, jane.late) == ("Jane Doe", "jdoe", "2024-01-31T12:00:00", False)
+    assert (jane.name, jane.student_id, jane.submitted_at, jane.late) == (
+        "Jane Doe",
+        "jdoe",
+        "2024-01-31T12:00:00",
+        False,
+    )
     assert sorted(p.name for p in jane.path.iterdir()) == ["mha.ipynb", "my utils.py"]  # the receipt's original names
     assert (jane.path / "mha.ipynb").read_bytes() == NOTEBOOK
     assert [p.name for p in jane.earlier] == ["HW 1_jdoe_attempt_2024-01-30-10-00-00_mha.ipynb"]
@@ -285,7 +299,17 @@ def test_folders_with_hostile_names_links_and_output_names(tmp_path):
     assert intake.source == "folders"
     assert_safe_keys(intake)
     names = {s.name: s for s in intake.submissions}
-    assert set(names) == {"alice", "summary.csv", "report", "bob", "Jane $(rm -rf ~); Doe`id`", "Zo\u00eb", "zoe", "-rf", "caf\\xe9"}
+    assert set(names) == {
+        "alice",
+        "summary.csv",
+        "report",
+        "bob",
+        "Jane $(rm -rf ~); Doe`id`",
+        "Zo\u00eb",
+        "zoe",
+        "-rf",
+        "caf\\xe9",
+    }
     assert names["summary.csv"].key == "student-summary.csv" and names["report"].key == "student-report"
     assert names["caf\\xe9"].key == "caf" and names["-rf"].key == "rf"
     assert {names["Zo\u00eb"].key, names["zoe"].key} == {"zoe", "Zoe-2"}

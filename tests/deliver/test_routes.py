@@ -54,7 +54,9 @@ def course(mha, notebooks, tmp_path_factory):
         target = root / "submitted" / notebook.stem / mha.name
         target.mkdir(parents=True)
         shutil.copy(notebook, target / mha.notebook_name)
-    done = run([sys.executable, "-m", "nbgrader", "autograde", mha.name, f"--CourseDirectory.root={root}"], env=nbgrader_env())
+    done = run(
+        [sys.executable, "-m", "nbgrader", "autograde", mha.name, f"--CourseDirectory.root={root}"], env=nbgrader_env()
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return root
 
@@ -82,14 +84,27 @@ def test_class_points_reach_the_gradebook_and_nbgraders_feedback(mha, notebooks,
     fresh = new_course(mha, tmp_path / "course")  # a gradebook without the assignment yet
     done = run(KIT + ["gradebook", str(out), "-a", "mha", "--course", str(fresh)])
     assert done.returncode == 0, done.stderr
-    exported = run([sys.executable, "-m", "nbgrader", "export", f"--CourseDirectory.root={fresh}", f"--to={tmp_path / 'grades.csv'}"], env=nbgrader_env())
+    exported = run(
+        [
+            sys.executable,
+            "-m",
+            "nbgrader",
+            "export",
+            f"--CourseDirectory.root={fresh}",
+            f"--to={tmp_path / 'grades.csv'}",
+        ],
+        env=nbgrader_env(),
+    )
     assert exported.returncode == 0, exported.stderr
     with open(tmp_path / "grades.csv") as file:
         rows = {row["student_id"]: row for row in csv.DictReader(file)}
     for student in ("ada", "ben", "cy"):
         ours = json.loads((out / "students" / student / "results.json").read_text())["score"]
         assert float(rows[student]["raw_score"]) == pytest.approx(ours, abs=1e-3)
-    feedback = run([sys.executable, "-m", "nbgrader", "generate_feedback", "mha", f"--CourseDirectory.root={fresh}"], env=nbgrader_env())
+    feedback = run(
+        [sys.executable, "-m", "nbgrader", "generate_feedback", "mha", f"--CourseDirectory.root={fresh}"],
+        env=nbgrader_env(),
+    )
     assert feedback.returncode == 0, feedback.stderr[-2000:]
     page = (fresh / "feedback" / "ben" / "mha" / "mha.html").read_text()
     assert "PositionalEncoding: " in page and "of 4 points" in page
@@ -103,7 +118,12 @@ def test_the_gradebook_keeps_nbgraders_own_scores(mha, notebooks, course, tmp_pa
     out = tmp_path / "out"
     (tmp_path / "class").mkdir()
     shutil.copy(sample_path(mha), tmp_path / "class" / "cy.ipynb")  # cy's notebook was blank when autograded
-    assert run(KIT + ["grade-all", str(tmp_path / "class"), "-a", "mha", "--out", str(out), "--jobs", "1", "--quiet"]).returncode == 0
+    assert (
+        run(
+            KIT + ["grade-all", str(tmp_path / "class"), "-a", "mha", "--out", str(out), "--jobs", "1", "--quiet"]
+        ).returncode
+        == 0
+    )
     done = run(KIT + ["gradebook", str(out), "-a", "mha", "--course", str(course)])
     assert done.returncode == 0 and "kept the scores already in the gradebook of 1 students" in done.stdout
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
@@ -234,7 +254,9 @@ def test_github_workflow_runs_what_it_says(mha, tmp_path):
     assert grade["working-directory"] == "kit"
     command = grade["run"].replace("../", f"{workspace}/")  # kit/ is KIT_ROOT here
     # bash -eo pipefail: how GitHub runs a `run:` step
-    done = subprocess.run(["bash", "-eo", "pipefail", "-c", command], cwd=KIT_ROOT, env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        ["bash", "-eo", "pipefail", "-c", command], cwd=KIT_ROOT, env=env, capture_output=True, text=True
+    )
     # the sample has one bug: under the default threshold (full marks) the step fails
     assert env["FAIL_UNDER"] == "100"
     assert done.returncode == 1 and "under --fail-under 100" in done.stderr, done.stdout[-2000:] + done.stderr[-2000:]
@@ -244,7 +266,9 @@ def test_github_workflow_runs_what_it_says(mha, tmp_path):
     results = json.loads((workspace / "results" / "results.json").read_text())
     assert 0 < results["score"] < results["extra_data"]["max_score"]
 
-    done = subprocess.run(["bash", "-eo", "pipefail", "-c", points["run"]], cwd=workspace, env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        ["bash", "-eo", "pipefail", "-c", points["run"]], cwd=workspace, env=env, capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     key, value = (tmp_path / "github_output").read_text().strip().split("=", 1)
     read = reporter_reads(points["id"], {f"{points['id'].upper()}_RESULTS": value})
@@ -253,7 +277,9 @@ def test_github_workflow_runs_what_it_says(mha, tmp_path):
     summary = (tmp_path / "summary.md").read_text()
     assert "`PositionalEncoding`" in summary
     shown = json.dumps(read["result"]) + summary + (workspace / "public" / "points.json").read_text()
-    for test in [t for t in results["tests"] if t["extra_data"]["kind"] == "hidden"]:  # no hidden check's name or feedback before SHOW_HIDDEN_DETAILS
+    for test in [
+        t for t in results["tests"] if t["extra_data"]["kind"] == "hidden"
+    ]:  # no hidden check's name or feedback before SHOW_HIDDEN_DETAILS
         assert test["name"].split(": ", 1)[1] not in shown
         assert test["status"] == "passed" or test["output"] not in shown
     assert sorted(p.name for p in (workspace / "public").iterdir()) == ["points.json"]
@@ -288,9 +314,9 @@ def test_visible_inputs_are_not_hidden_ones(assignment):
 
     reference, record = Reference.of(assignment), []
     for check in collect(assignment):
-        run_check(check, {"student": ReferenceView(reference, record=record), "reference": reference, "submission": None})
+        run_check(
+            check, {"student": ReferenceView(reference, record=record), "reference": reference, "submission": None}
+        )
     hidden = {wire.digest(probe_id, inputs) for probe_id, inputs in record}
     visible = {wire.digest(case.probe.probe_id, case.inputs) for case in assignment.module("visible").VISIBLE}
     assert hidden and visible and not hidden & visible
-
-

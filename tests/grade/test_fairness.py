@@ -6,6 +6,7 @@ that must lose points ("loses") and, for a mistake, the catalogue id its feedbac
 name ("named", null where no catalogue entry can explain it, with "why" saying so).
 tests/fairness/FINDINGS.md describes the set.
 """
+
 import json
 
 import pytest
@@ -38,8 +39,10 @@ def test_each_mistake_says_what_it_must_be_named():
     for name, entry, expected in MISTAKES:
         assert "named" in expected, entry
         ids = {mistake.id for mistake in mutants.catalogue(assignments.get(name))}
-        assert expected["named"] is None or expected["named"] in ids, f"{entry}: {expected['named']} is not in {name}'s catalogue"
-    for name, entry, expected in CASES:
+        assert expected["named"] is None or expected["named"] in ids, (
+            f"{entry}: {expected['named']} is not in {name}'s catalogue"
+        )
+    for _name, entry, expected in CASES:
         assert expected["loses"] or "named" not in expected, f"{entry} has no mistake to name"
 
 

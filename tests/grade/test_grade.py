@@ -107,7 +107,9 @@ def test_unknown_submission_is_a_clear_error(tmp_path):
 def test_grade_command_writes_results(mha, tmp_path):
     """Does `python -m autograder grade` write results.json and junit.xml as a CI job would read them?"""
     out = tmp_path / "out"
-    done = subprocess.run(KIT + ["grade", str(sample_path(mha)), "--out", str(out)], capture_output=True, text=True, cwd=KIT_ROOT)
+    done = subprocess.run(
+        KIT + ["grade", str(sample_path(mha)), "--out", str(out)], capture_output=True, text=True, cwd=KIT_ROOT
+    )
     assert done.returncode == 0, done.stderr
     results = json.loads((out / "results.json").read_text())
     assert 0 < results["score"] < results["extra_data"]["max_score"]
@@ -119,14 +121,28 @@ def test_a_submission_with_nothing_gradable_is_the_students_zero(tmp_path):
     """With nothing gradable, does grade exit 2 with a results.json saying why (score 0, the student's fault)?"""
     (tmp_path / "work").mkdir()
     (tmp_path / "work" / "notes.txt").write_text("I ran out of time")
-    done = subprocess.run(KIT + ["grade", str(tmp_path / "work"), "-a", "mha", "--out", str(tmp_path / "out")], capture_output=True, text=True, cwd=KIT_ROOT)
+    done = subprocess.run(
+        KIT + ["grade", str(tmp_path / "work"), "-a", "mha", "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        cwd=KIT_ROOT,
+    )
     assert done.returncode == 2 and "Traceback" not in done.stderr
     results = json.loads((tmp_path / "out" / "results.json").read_text())
-    assert results["score"] == 0 and results["extra_data"]["status"] == "not graded" and results["extra_data"]["student_fault"]
+    assert (
+        results["score"] == 0
+        and results["extra_data"]["status"] == "not graded"
+        and results["extra_data"]["student_fault"]
+    )
 
 
 def test_a_missing_submission_is_a_clear_error(tmp_path):
     """Does grading a path that does not exist fail with a message, not a traceback?"""
-    done = subprocess.run(KIT + ["grade", str(tmp_path / "missing.ipynb"), "-a", "mha", "--out", str(tmp_path)], capture_output=True, text=True, cwd=KIT_ROOT)
+    done = subprocess.run(
+        KIT + ["grade", str(tmp_path / "missing.ipynb"), "-a", "mha", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=KIT_ROOT,
+    )
     assert done.returncode == 2
     assert "does not exist" in done.stderr and "Traceback" not in done.stderr

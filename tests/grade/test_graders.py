@@ -15,8 +15,8 @@ from autograder.public.probing import EXACT, Tolerance
 
 from ..conftest import lost_names
 
-SDPA_BODY = '''    d_k = query.size(-1)
-    scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)  # (..., q_len, k_len)'''
+SDPA_BODY = """    d_k = query.size(-1)
+    scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)  # (..., q_len, k_len)"""
 
 # Ways of calling PyTorch's own attention inside the exercise: each must cost it all its points.
 BUILTINS = {
@@ -45,7 +45,10 @@ def test_builtin_attention_in_the_exercise_scores_zero(mha, mha_grader, tmp_path
     # but its own gate holds (its code made no such call).
     assert set(lost_names(report)) <= {"scaled_dot_product_attention", "MultiHeadAttention"}
     gates = {c.name: c for c in report.hidden if c.gate}
-    assert gates["scaled_dot_product_attention"].status == "failed" and "calls PyTorch's own attention" in gates["scaled_dot_product_attention"].message
+    assert (
+        gates["scaled_dot_product_attention"].status == "failed"
+        and "calls PyTorch's own attention" in gates["scaled_dot_product_attention"].message
+    )
     assert gates["MultiHeadAttention"].status == "passed"
 
 

@@ -4,6 +4,7 @@ tests/heldout/<assignment>/ holds correct submissions in many styles and forms a
 buggy ones with one bug each; expected.json lists, for each, the names that must
 lose points.
 """
+
 import json
 
 import pytest

@@ -1,4 +1,5 @@
 """Mutation testing of the graders: does every known mistake lose points where it should, and only there?"""
+
 import pytest
 
 from autograder import assignment as assignments

@@ -1,4 +1,5 @@
 """Is the reference itself right? Checked against PyTorch's own attention."""
+
 import numpy as np
 import pytest
 import torch

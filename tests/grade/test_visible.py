@@ -1,6 +1,7 @@
 """Do the visible checks catch the known mistakes, on inputs that the hidden checks never use?"""
+
 import warnings
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
@@ -23,19 +24,21 @@ CATALOGUE = [(name, mistake) for name in NAMES for mistake in mutants.catalogue(
 UNCAUGHT: dict[str, str] = {}
 
 
-@lru_cache(maxsize=None)
+@cache
 def checks_of(name: str) -> VisibleChecks:
     return VisibleChecks(visible_data(assignments.get(name)))
 
 
-@lru_cache(maxsize=None)
+@cache
 def hidden_calls(name: str) -> tuple[tuple[str, dict], ...]:
     """Every (probe id, inputs) the hidden checks ask of a submission, found by running them on the reference."""
     assignment = assignments.get(name)
     reference = Reference.of(assignment)
     record: list = []
     for check in collect(assignment):
-        run_check(check, {"student": ReferenceView(reference, record=record), "reference": reference, "submission": None})
+        run_check(
+            check, {"student": ReferenceView(reference, record=record), "reference": reference, "submission": None}
+        )
     return tuple(record)
 
 
@@ -50,7 +53,12 @@ def _data_inputs(inputs: dict) -> dict:
 
 def _same(a, b) -> bool:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape and bool(np.array_equal(a, b))
+        return (
+            isinstance(a, np.ndarray)
+            and isinstance(b, np.ndarray)
+            and a.shape == b.shape
+            and bool(np.array_equal(a, b))
+        )
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_same(a[key], b[key]) for key in a)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
@@ -67,7 +75,11 @@ def test_visible_inputs_are_not_hidden_ones(name):
         probe_id = case.probe.probe_id
         assert wire.digest(probe_id, case.inputs) not in digests, case.title
         for key, value in _data_inputs(case.inputs).items():
-            shared = [inputs for hidden_probe, inputs in hidden if hidden_probe == probe_id and key in inputs and _same(inputs[key], value)]
+            shared = [
+                inputs
+                for hidden_probe, inputs in hidden
+                if hidden_probe == probe_id and key in inputs and _same(inputs[key], value)
+            ]
             assert not shared, f"{case.title}: its {key} is a hidden input"
 
 
@@ -84,7 +96,9 @@ def test_every_catalogued_mistake_fails_its_visible_check(name, mistake):
         assert not failed, f"{mistake.id} is caught now: take it out of UNCAUGHT"
         return
     assert failed, f"no visible check of {mistake.target} fails on {mistake.id}"
-    assert any(mistake.id in outcome.mistakes for outcome in failed), f"the visible checks that fail do not name {mistake.id}"
+    assert any(mistake.id in outcome.mistakes for outcome in failed), (
+        f"the visible checks that fail do not name {mistake.id}"
+    )
 
 
 def test_uncaught_mistakes_are_catalogued():

@@ -29,6 +29,7 @@ removed (--keep leaves it and prints where). The account stays for later runs (w
 pip cache); --remove-user deletes it and its home as well. Exit status: the command's
 (128 + N when signal N ended it).
 """
+
 import argparse
 import os
 import pwd
@@ -55,8 +56,9 @@ def ensure_user(name: str) -> tuple[pwd.struct_passwd, bool]:
         return pwd.getpwnam(name), False
     except KeyError:
         pass
-    done = subprocess.run(["useradd", "--create-home", "--user-group", "--shell", "/bin/bash", name],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        ["useradd", "--create-home", "--user-group", "--shell", "/bin/bash", name], capture_output=True, text=True
+    )
     if done.returncode != 0:
         raise SystemExit(f"as_user: useradd {name} failed: {done.stderr.strip()}")
     say(f"created user {name}")
@@ -65,8 +67,7 @@ def ensure_user(name: str) -> tuple[pwd.struct_passwd, bool]:
 
 def as_account(entry: pwd.struct_passwd) -> dict:
     """Popen arguments that run a process as the account, with its own groups only."""
-    return {"user": entry.pw_uid, "group": entry.pw_gid,
-            "extra_groups": os.getgrouplist(entry.pw_name, entry.pw_gid)}
+    return {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": os.getgrouplist(entry.pw_name, entry.pw_gid)}
 
 
 def chown_tree(path: Path, entry: pwd.struct_passwd) -> None:
@@ -97,15 +98,24 @@ def copy_pip_config(entry: pwd.struct_passwd) -> list[str]:
 def copy_repository(repo: Path, destination: Path, worktree: bool) -> None:
     """The committed tree (or the working tree) of `repo`, extracted into `destination`."""
     if worktree:
-        listed = subprocess.run(["git", "-C", str(repo), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                                capture_output=True, check=True).stdout
+        listed = subprocess.run(
+            ["git", "-C", str(repo), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            capture_output=True,
+            check=True,
+        ).stdout
         present = b"\0".join(name for name in listed.split(b"\0") if name and os.path.lexists(repo / os.fsdecode(name)))
-        pack = subprocess.Popen(["tar", "-C", str(repo), "-cf", "-", "--null", "--no-recursion", "-T", "-"],
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        pack = subprocess.Popen(
+            ["tar", "-C", str(repo), "-cf", "-", "--null", "--no-recursion", "-T", "-"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
         feed = present + b"\0"
     else:
-        pack = subprocess.Popen(["git", "-C", str(repo), "archive", "--format=tar", "HEAD"],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
+        pack = subprocess.Popen(
+            ["git", "-C", str(repo), "archive", "--format=tar", "HEAD"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+        )
         feed = None
     unpack = subprocess.Popen(["tar", "-C", str(destination), "-xf", "-"], stdin=pack.stdout)
     pack.stdout.close()
@@ -118,7 +128,10 @@ def copy_repository(repo: Path, destination: Path, worktree: bool) -> None:
 
 def environment(entry: pwd.struct_passwd, copy: Path, venv: bool, extra: list[str]) -> dict:
     env = {
-        "HOME": entry.pw_dir, "USER": entry.pw_name, "LOGNAME": entry.pw_name, "SHELL": entry.pw_shell or "/bin/sh",
+        "HOME": entry.pw_dir,
+        "USER": entry.pw_name,
+        "LOGNAME": entry.pw_name,
+        "SHELL": entry.pw_shell or "/bin/sh",
         "LANG": os.environ.get("LANG", "C.UTF-8"),
         "PATH": "/usr/local/bin:/usr/bin:/bin",
     }
@@ -165,16 +178,24 @@ def run_as(entry: pwd.struct_passwd, command: list[str], cwd: Path, env: dict) -
 
 def main(argv: list[str]) -> int:
     split = argv.index("--") if "--" in argv else len(argv)
-    options, command = argv[:split], argv[split + 1:]
+    options, command = argv[:split], argv[split + 1 :]
     parser = argparse.ArgumentParser(
-        prog="python tests/hosts/as_user.py", usage="%(prog)s [options] -- COMMAND [ARGS...]",
-        description="Run COMMAND as an unprivileged user in a working copy of the kit that user owns (needs root).")
+        prog="python tests/hosts/as_user.py",
+        usage="%(prog)s [options] -- COMMAND [ARGS...]",
+        description="Run COMMAND as an unprivileged user in a working copy of the kit that user owns (needs root).",
+    )
     parser.add_argument("--user", default="kit-user", help="account to run as, created if missing (default kit-user)")
-    parser.add_argument("--python", default="/usr/bin/python3",
-                        help="Python the user builds .venv with (default /usr/bin/python3, Debian's)")
+    parser.add_argument(
+        "--python",
+        default="/usr/bin/python3",
+        help="Python the user builds .venv with (default /usr/bin/python3, Debian's)",
+    )
     parser.add_argument("--repo", type=Path, default=DEFAULT_REPO, help="repository to copy (default this one)")
-    parser.add_argument("--worktree", action="store_true",
-                        help="copy the working tree as it is (uncommitted changes and untracked files too), not HEAD")
+    parser.add_argument(
+        "--worktree",
+        action="store_true",
+        help="copy the working tree as it is (uncommitted changes and untracked files too), not HEAD",
+    )
     parser.add_argument("--no-venv", dest="venv", action="store_false", help="do not build .venv in the copy")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE", help="set a variable for COMMAND")
     parser.add_argument("--keep", action="store_true", help="leave the copy in the user's home afterwards")
@@ -193,7 +214,10 @@ def main(argv: list[str]) -> int:
         try:
             probe = subprocess.run(
                 [args.python, "-c", "import sys, venv, ensurepip; print('%d.%d.%d' % sys.version_info[:3])"],
-                capture_output=True, text=True, cwd="/", env={"PATH": "/usr/bin:/bin", "HOME": entry.pw_dir},
+                capture_output=True,
+                text=True,
+                cwd="/",
+                env={"PATH": "/usr/bin:/bin", "HOME": entry.pw_dir},
                 **as_account(entry),
             )
             why = (probe.stderr.strip().splitlines() or [f"exit status {probe.returncode}"])[-1]
@@ -206,13 +230,19 @@ def main(argv: list[str]) -> int:
         copy_repository(args.repo.resolve(), copy, args.worktree)
         chown_tree(copy, entry)
         os.chmod(copy, 0o755)
-        say(f"{args.user} (uid {entry.pw_uid}), Python {probe.stdout.strip()} at {args.python}, copy at {copy}"
-            + (f", pip config {', '.join(pip_configs)}" if pip_configs else ""))
+        say(
+            f"{args.user} (uid {entry.pw_uid}), Python {probe.stdout.strip()} at {args.python}, copy at {copy}"
+            + (f", pip config {', '.join(pip_configs)}" if pip_configs else "")
+        )
         env = environment(entry, copy, args.venv, args.env)
         if args.venv:
             started = time.monotonic()
-            status = run_as(entry, ["make", "--no-print-directory", ".venv/.installed", f"PYTHON={args.python}"],
-                            copy, environment(entry, copy, False, args.env))
+            status = run_as(
+                entry,
+                ["make", "--no-print-directory", ".venv/.installed", f"PYTHON={args.python}"],
+                copy,
+                environment(entry, copy, False, args.env),
+            )
             if status != 0:
                 say(f"building .venv failed (status {status})")
                 return status

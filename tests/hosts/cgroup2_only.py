@@ -18,6 +18,7 @@ namespace, and with it every mount made here, ends with the last process in it: 
 nothing to clean up. The command stays in the initial cgroup namespace, so /proc/self/cgroup
 keeps its paths (the v1 lines as well as the "0::" one).
 """
+
 import ctypes
 import os
 import sys

@@ -12,6 +12,7 @@ manylinux tag up to glibc 2.28, from --index-url only (PIP_CONFIG_FILE=/dev/null
 indexes, find-links or constraints). pip fetches metadata only where the index serves it
 (PEP 658), so torch's CUDA wheels are not downloaded. Exit status: pip's.
 """
+
 import argparse
 import json
 import os
@@ -84,11 +85,24 @@ def main() -> int:
             out.write("\n".join(kept) + "\n")
         pip = [args.pip] if args.pip else [sys.executable, "-m", "pip"]
         command = pip + [
-            "install", "--dry-run", "--ignore-installed", "--only-binary=:all:",
-            "--python-version", env["python_version"], "--implementation", "cp",
+            "install",
+            "--dry-run",
+            "--ignore-installed",
+            "--only-binary=:all:",
+            "--python-version",
+            env["python_version"],
+            "--implementation",
+            "cp",
             *(f"--platform={platform}" for platform in platforms),
-            "--target", os.path.join(scratch, "target"), "--index-url", args.index_url,
-            "--quiet", "--report", "-", "-r", requirements,
+            "--target",
+            os.path.join(scratch, "target"),
+            "--index-url",
+            args.index_url,
+            "--quiet",
+            "--report",
+            "-",
+            "-r",
+            requirements,
         ]
         environ = dict(os.environ, PIP_CONFIG_FILE=os.devnull)
         for name in ("PIP_FIND_LINKS", "PIP_EXTRA_INDEX_URL", "PIP_CONSTRAINT", "PIP_INDEX_URL"):
@@ -99,9 +113,11 @@ def main() -> int:
         return done.returncode
     report = json.loads(done.stdout)
     chosen = {normalized(item["metadata"]["name"]): item["metadata"]["version"] for item in report["install"]}
-    print(f"Python {env['python_full_version']} on Linux {args.machine}: {len(kept)} lines of the lock kept, "
-          f"pip would install {len(chosen)} distributions (torch {chosen.get('torch')}, "
-          f"numpy {chosen.get('numpy')}, soupsieve {chosen.get('soupsieve')})")
+    print(
+        f"Python {env['python_full_version']} on Linux {args.machine}: {len(kept)} lines of the lock kept, "
+        f"pip would install {len(chosen)} distributions (torch {chosen.get('torch')}, "
+        f"numpy {chosen.get('numpy')}, soupsieve {chosen.get('soupsieve')})"
+    )
     extra = sorted(set(chosen) - {normalized(line.split("==")[0]) for line in kept})
     if extra:
         print("beyond the lock (torch's own pins): " + ", ".join(f"{name}=={chosen[name]}" for name in extra))

@@ -35,7 +35,9 @@ TARGET = "/opt/kit-python"
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--user", help="run as this account (no capabilities, its own group only)")
-    parser.add_argument("--kit", type=Path, default=REPOSITORY, help="the kit's folder to import (default this repository)")
+    parser.add_argument(
+        "--kit", type=Path, default=REPOSITORY, help="the kit's folder to import (default this repository)"
+    )
     parser.add_argument("--no-namespaces", action="store_true", help="refuse new namespaces, as a container does")
     parser.add_argument("args", nargs=argparse.REMAINDER)
     options = parser.parse_args(argv)
@@ -63,7 +65,13 @@ def main(argv: list[str]) -> int:
     }
     command = [python, *args]
     if options.no_namespaces:
-        command = [python, str(HERE / "no_namespaces.py"), *(["--no-new-privs"] if options.user else []), "--", *command]
+        command = [
+            python,
+            str(HERE / "no_namespaces.py"),
+            *(["--no-new-privs"] if options.user else []),
+            "--",
+            *command,
+        ]
     if options.user:
         account = pwd.getpwnam(options.user)
         command = ["setpriv", f"--reuid={account.pw_uid}", f"--regid={account.pw_gid}", "--clear-groups",

@@ -21,6 +21,7 @@ children and ends with them, so there is nothing to clean up. As root the filter
 no_new_privs (setuid programs keep working, as in Docker); any other user must set it,
 and so does --no-new-privs.
 """
+
 import ctypes
 import errno
 import os
@@ -52,7 +53,9 @@ CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 # CLONE_NEWTIME (0x80) is not among them: clone() reads that bit as part of the exit signal.
-CLONE_NEW_ANY = CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET
+CLONE_NEW_ANY = (
+    CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET
+)
 
 X32_SYSCALL_BIT = 0x40000000  # x86_64's x32 ABI: same numbers for these calls, with this bit set
 
@@ -76,6 +79,7 @@ def assemble(program: list) -> list[tuple[int, int, int, int]]:
             labels[item] = len(instructions)
         else:
             instructions.append(item)
+
     def offset(target, pc):
         return 0 if target is None else labels[target] - (pc + 1)
 
@@ -86,25 +90,27 @@ def filter_program(machine: str) -> list[tuple[int, int, int, int]]:
     if machine not in ARCHES:
         raise SystemExit(f"no_namespaces: no system call numbers for {machine!r} (x86_64 and aarch64 only)")
     arch, nr, mask = ARCHES[machine]
-    return assemble([
-        (BPF_LD | BPF_W | BPF_ABS, None, None, OFFSET_ARCH),
-        (BPF_JMP | BPF_JEQ | BPF_K, "native", "enosys", arch),
-        "native",
-        (BPF_LD | BPF_W | BPF_ABS, None, None, OFFSET_NR),
-        (BPF_ALU | BPF_AND | BPF_K, None, None, mask),
-        (BPF_JMP | BPF_JEQ | BPF_K, "eperm", None, nr["unshare"]),
-        (BPF_JMP | BPF_JEQ | BPF_K, "eperm", None, nr["setns"]),
-        (BPF_JMP | BPF_JEQ | BPF_K, "enosys", None, nr["clone3"]),
-        (BPF_JMP | BPF_JEQ | BPF_K, None, "allow", nr["clone"]),
-        (BPF_LD | BPF_W | BPF_ABS, None, None, OFFSET_ARG0_LOW),
-        (BPF_JMP | BPF_JSET | BPF_K, "eperm", "allow", CLONE_NEW_ANY),
-        "allow",
-        (BPF_RET | BPF_K, None, None, SECCOMP_RET_ALLOW),
-        "eperm",
-        (BPF_RET | BPF_K, None, None, errno_return(errno.EPERM)),
-        "enosys",
-        (BPF_RET | BPF_K, None, None, errno_return(errno.ENOSYS)),
-    ])
+    return assemble(
+        [
+            (BPF_LD | BPF_W | BPF_ABS, None, None, OFFSET_ARCH),
+            (BPF_JMP | BPF_JEQ | BPF_K, "native", "enosys", arch),
+            "native",
+            (BPF_LD | BPF_W | BPF_ABS, None, None, OFFSET_NR),
+            (BPF_ALU | BPF_AND | BPF_K, None, None, mask),
+            (BPF_JMP | BPF_JEQ | BPF_K, "eperm", None, nr["unshare"]),
+            (BPF_JMP | BPF_JEQ | BPF_K, "eperm", None, nr["setns"]),
+            (BPF_JMP | BPF_JEQ | BPF_K, "enosys", None, nr["clone3"]),
+            (BPF_JMP | BPF_JEQ | BPF_K, None, "allow", nr["clone"]),
+            (BPF_LD | BPF_W | BPF_ABS, None, None, OFFSET_ARG0_LOW),
+            (BPF_JMP | BPF_JSET | BPF_K, "eperm", "allow", CLONE_NEW_ANY),
+            "allow",
+            (BPF_RET | BPF_K, None, None, SECCOMP_RET_ALLOW),
+            "eperm",
+            (BPF_RET | BPF_K, None, None, errno_return(errno.EPERM)),
+            "enosys",
+            (BPF_RET | BPF_K, None, None, errno_return(errno.ENOSYS)),
+        ]
+    )
 
 
 def install(no_new_privs: bool) -> None:
@@ -131,7 +137,7 @@ def command_after_dashes(argv: list[str], usage: str) -> tuple[list[str], list[s
     if "--" not in argv or argv.index("--") == len(argv) - 1:
         raise SystemExit(usage)
     split = argv.index("--")
-    return argv[:split], argv[split + 1:]
+    return argv[:split], argv[split + 1 :]
 
 
 def main(argv: list[str]) -> None:

@@ -1,4 +1,5 @@
 """The host simulators do what they say, and leave nothing behind."""
+
 import os
 import platform
 import shutil
@@ -22,8 +23,9 @@ def mount_namespaces_allowed() -> bool:
 
 
 def tool(name: str, *arguments: str, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(HOSTS / name), *arguments], capture_output=True, text=True,
-                          timeout=120, **kwargs)
+    return subprocess.run(
+        [sys.executable, str(HOSTS / name), *arguments], capture_output=True, text=True, timeout=120, **kwargs
+    )
 
 
 @pytest.mark.skipif(platform.machine() not in ARCHES, reason=f"no system call numbers for {platform.machine()}")
@@ -57,9 +59,14 @@ def test_no_namespaces_refuses_new_namespaces_but_not_processes():
     assert done.returncode == 0, done.stderr
     seen = dict(line.split(" ", 1) for line in done.stdout.splitlines())
     assert seen == {
-        "unshare": "Operation not permitted", "setns": "Operation not permitted",
-        "clone": "Operation not permitted", "clone3": "Function not implemented",
-        "fork": "3", "spawn": "0", "thread": "ok", "uid": str(os.geteuid()),
+        "unshare": "Operation not permitted",
+        "setns": "Operation not permitted",
+        "clone": "Operation not permitted",
+        "clone3": "Function not implemented",
+        "fork": "3",
+        "spawn": "0",
+        "thread": "ok",
+        "uid": str(os.geteuid()),
     }
     if shutil.which("unshare"):
         done = tool("no_namespaces.py", "--", "unshare", "--user", "true")
@@ -103,22 +110,41 @@ def test_as_user_runs_in_a_copy_the_user_owns_and_cleans_up(tmp_path):
     (repo / "committed.txt").write_text("changed\n")
     (repo / "untracked.txt").write_text("untracked\n")
     user = f"kit-t{os.getpid() % 100000}"
-    probe = ("import os, sys; print(os.geteuid(), os.getcwd(), sys.version_info[:2]);"
-             "print(open('committed.txt').read().strip(), os.path.exists('untracked.txt'));"
-             "open('written.txt', 'w').write('x'); print(os.access('/root', os.R_OK))")
+    probe = (
+        "import os, sys; print(os.geteuid(), os.getcwd(), sys.version_info[:2]);"
+        "print(open('committed.txt').read().strip(), os.path.exists('untracked.txt'));"
+        "open('written.txt', 'w').write('x'); print(os.access('/root', os.R_OK))"
+    )
     try:
-        done = tool("as_user.py", "--user", user, "--repo", str(repo), "--no-venv",
-                    "--", "/usr/bin/python3", "-c", probe)
+        done = tool(
+            "as_user.py", "--user", user, "--repo", str(repo), "--no-venv", "--", "/usr/bin/python3", "-c", probe
+        )
         assert done.returncode == 0, done.stderr
-        (uid, cwd, _version), (content, untracked), (root_readable,) = [line.split(" ", 2) for line in done.stdout.splitlines()]
+        (uid, cwd, _version), (content, untracked), (root_readable,) = [
+            line.split(" ", 2) for line in done.stdout.splitlines()
+        ]
         assert uid != "0" and cwd.startswith(f"/home/{user}/")
         assert (content, untracked, root_readable) == ("committed", "False", "False")
         assert not os.path.exists(cwd), "the copy was left behind"
         if Path("/root/.config/pip/pip.conf").is_file():
-            assert Path(f"/home/{user}/.config/pip/pip.conf").read_text() == Path("/root/.config/pip/pip.conf").read_text()
+            assert (
+                Path(f"/home/{user}/.config/pip/pip.conf").read_text() == Path("/root/.config/pip/pip.conf").read_text()
+            )
 
-        done = tool("as_user.py", "--user", user, "--repo", str(repo), "--no-venv", "--worktree", "--remove-user",
-                    "--", "/usr/bin/python3", "-c", "print(open('committed.txt').read().strip(), open('untracked.txt').read().strip())")
+        done = tool(
+            "as_user.py",
+            "--user",
+            user,
+            "--repo",
+            str(repo),
+            "--no-venv",
+            "--worktree",
+            "--remove-user",
+            "--",
+            "/usr/bin/python3",
+            "-c",
+            "print(open('committed.txt').read().strip(), open('untracked.txt').read().strip())",
+        )
         assert done.returncode == 0, done.stderr
         assert done.stdout.split() == ["changed", "untracked"]
         assert subprocess.run(["id", user], capture_output=True).returncode != 0, "--remove-user left the account"

@@ -1,4 +1,5 @@
 """Is a submission found and loaded fairly, whatever form it takes?"""
+
 import json
 
 import pytest
@@ -10,10 +11,19 @@ GRADED = ("tokenize", "split_heads")
 
 def notebook(path, *cells, counts=None):
     counts = counts or [None] * len(cells)
-    path.write_text(json.dumps({
-        "cells": [{"cell_type": "code", "metadata": {}, "source": cell, "outputs": [], "execution_count": n} for cell, n in zip(cells, counts)],
-        "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
-    }))
+    path.write_text(
+        json.dumps(
+            {
+                "cells": [
+                    {"cell_type": "code", "metadata": {}, "source": cell, "outputs": [], "execution_count": n}
+                    for cell, n in zip(cells, counts)
+                ],
+                "metadata": {},
+                "nbformat": 4,
+                "nbformat_minor": 5,
+            }
+        )
+    )
     return path
 
 
@@ -36,7 +46,9 @@ def test_failing_cells_do_not_hide_later_definitions(tmp_path):
 def test_module_statements_after_an_error_still_load(tmp_path):
     """Does a .py file whose demo code fails still define its later functions?"""
     path = tmp_path / "work.py"
-    path.write_text("def tokenize(t):\n    return t.split()\n\nprint(undefined_name)\n\ndef split_heads(x, n):\n    return x\n")
+    path.write_text(
+        "def tokenize(t):\n    return t.split()\n\nprint(undefined_name)\n\ndef split_heads(x, n):\n    return x\n"
+    )
     loaded = load(Entry("module", path))
     assert "split_heads" in loaded.namespace and "NameError" in loaded.notes[0]
 
@@ -95,16 +107,29 @@ def test_the_untouched_release_beside_the_students_notebook_is_not_graded(mha, t
 
 def test_the_self_check_cell_never_runs_when_grading(tmp_path):
     """Is the bundle's cell skipped, and check() silent, while grading?"""
-    path = notebook(tmp_path / "work.ipynb", BUNDLE_MARKER + "\nraise SystemExit('the bundle ran')", "def tokenize(t):\n    return t.split()", "check(tokenize)")
+    path = notebook(
+        tmp_path / "work.ipynb",
+        BUNDLE_MARKER + "\nraise SystemExit('the bundle ran')",
+        "def tokenize(t):\n    return t.split()",
+        "check(tokenize)",
+    )
     loaded = load(Entry("notebook", path))
     assert loaded.notes == [] and "tokenize" in loaded.namespace
 
 
 def test_notes_name_cells_as_jupyter_shows_them(tmp_path):
     """Does a failing cell's note say 'In [7]' when the student ran it, and its place among code cells when not?"""
-    path = notebook(tmp_path / "work.ipynb", "x = 1", "raise ValueError('seven')", "raise KeyError('never run')", counts=[3, 7, None])
+    path = notebook(
+        tmp_path / "work.ipynb",
+        "x = 1",
+        "raise ValueError('seven')",
+        "raise KeyError('never run')",
+        counts=[3, 7, None],
+    )
     notes = load(Entry("notebook", path)).notes
-    assert notes[0].startswith("cell In [7] raised ValueError: seven") and notes[1].startswith("code cell 3 raised KeyError")
+    assert notes[0].startswith("cell In [7] raised ValueError: seven") and notes[1].startswith(
+        "code cell 3 raised KeyError"
+    )
 
 
 def test_a_notebook_nested_too_deep_is_a_clear_error(tmp_path):

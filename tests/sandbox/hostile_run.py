@@ -42,7 +42,13 @@ def make_submission(mha, name: str, folder: Path) -> Path:
     root.mkdir()
     (root / "work.py").write_text(source)
     if layout == "links":
-        for link, target in {"cwd": "/proc/self/cwd", "environ": "/proc/self/environ", "shadow": "/etc/shadow", "random": "/dev/urandom", "kit": str(KIT_ROOT)}.items():
+        for link, target in {
+            "cwd": "/proc/self/cwd",
+            "environ": "/proc/self/environ",
+            "shadow": "/etc/shadow",
+            "random": "/dev/urandom",
+            "kit": str(KIT_ROOT),
+        }.items():
             os.symlink(target, root / link)
     elif layout == "deep notebook":
         (root / "scratch.ipynb").write_text("[" * 200_000 + "]" * 200_000)
@@ -63,7 +69,11 @@ def expected_losses(name: str, isolation: dict, graded: tuple[str, ...]) -> dict
     expected = EXPECTED[name]
     hosts = expected.get("loses_in", {})
     words = set(re.findall(r"\w+", isolation.get("limits", "")))
-    key = isolation.get("tier") if isolation.get("tier") in hosts else next((k for k in hosts if k not in TIERS and k in words), None)
+    key = (
+        isolation.get("tier")
+        if isolation.get("tier") in hosts
+        else next((k for k in hosts if k not in TIERS and k in words), None)
+    )
     losses = hosts[key] if key else expected["loses"]
     return {n: losses["*"] for n in graded} if "*" in losses else losses
 
@@ -129,7 +139,9 @@ def leftovers(grader) -> list[str]:
     if hierarchy is not None:
         for parent in hierarchy.parents.values():
             mine = f"{os.getpid()}-"  # another grader's jobs on this host are none of ours
-            jobs = [p.name for p in parent.iterdir() if p.is_dir() and p.name.startswith(mine)] if parent.exists() else []
+            jobs = (
+                [p.name for p in parent.iterdir() if p.is_dir() and p.name.startswith(mine)] if parent.exists() else []
+            )
             if jobs:
                 problems.append(f"job cgroups {jobs} under {parent}")
     scratch = grader.runtime.scratch_root

@@ -19,8 +19,8 @@ from autograder.grade.engine import Grader
 from autograder.public.loader import SubmissionError
 from autograder.results.files import write_results
 
-from . import hostile_run
 from ..conftest import lost_names
+from . import hostile_run
 
 pytestmark = pytest.mark.slow
 

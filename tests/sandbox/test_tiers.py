@@ -35,7 +35,13 @@ def needs_root():
 
 def hostile_set(command: list[str], out: Path, kit: Path = KIT_ROOT, timeout: int = 900) -> dict:
     """Run the hostile set with this command prefix, from this kit's folder (`-m` imports from it first); its report."""
-    done = subprocess.run([*command, "-m", "tests.sandbox.hostile_run", str(out)], capture_output=True, text=True, timeout=timeout, cwd=kit)
+    done = subprocess.run(
+        [*command, "-m", "tests.sandbox.hostile_run", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=kit,
+    )
     assert done.returncode == 0 and out.exists(), done.stdout[-3000:] + done.stderr[-3000:]
     return json.loads(out.read_text())
 
@@ -83,13 +89,19 @@ def test_a_container_that_refuses_namespaces_gets_the_uid_tier(tmp_path):
     kit = tmp_path / "kit"
     for part in ("autograder", "solutions", "release", "tests", "pyproject.toml"):
         source = KIT_ROOT / part
-        (shutil.copytree(source, kit / part, ignore=shutil.ignore_patterns("__pycache__")) if source.is_dir() else shutil.copy(source, kit / part))
+        (
+            shutil.copytree(source, kit / part, ignore=shutil.ignore_patterns("__pycache__"))
+            if source.is_dir()
+            else shutil.copy(source, kit / part)
+        )
     for private in ("autograder", "solutions"):
         os.chmod(kit / private, 0o700)
     os.chmod(tmp_path, 0o755)
     os.chmod(kit, 0o755)
     out = tmp_path / "report.json"
-    report = hostile_set([sys.executable, str(HOSTS / "kit_python.py"), "--kit", str(kit), "--no-namespaces", "--"], out, kit=kit)
+    report = hostile_set(
+        [sys.executable, str(HOSTS / "kit_python.py"), "--kit", str(kit), "--no-namespaces", "--"], out, kit=kit
+    )
     assert_clean(report, "uid")
     assert "not hardened" in report["tier"]["why"]
 
@@ -162,7 +174,9 @@ def test_a_cuda_sandbox_sees_the_gpu_and_keeps_its_environment():
     from autograder.sandbox.guest import isolation
 
     assert isolation._devices("cpu") == [d for d in isolation._devices("cpu") if not d.startswith("/dev/nvidia")]
-    assert "/sys" in isolation._system_paths({"device": "cuda"}) and "/sys" not in isolation._system_paths({"device": "cpu"})
+    assert "/sys" in isolation._system_paths({"device": "cuda"}) and "/sys" not in isolation._system_paths(
+        {"device": "cpu"}
+    )
     os.environ["CUDA_VISIBLE_DEVICES"] = "0"
     try:
         isolation.clean_environment("cuda")

@@ -64,7 +64,14 @@ SANDBOX_ENV = {
     "MKL_NUM_THREADS": "1",
 }
 # What CUDA needs from the grader's environment, on a GPU host.
-CUDA_ENV = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_MODULE_LOADING")
+CUDA_ENV = (
+    "CUDA_VISIBLE_DEVICES",
+    "NVIDIA_VISIBLE_DEVICES",
+    "NVIDIA_DRIVER_CAPABILITIES",
+    "LD_LIBRARY_PATH",
+    "CUDA_HOME",
+    "CUDA_MODULE_LOADING",
+)
 
 
 class SandboxError(Exception):
@@ -166,9 +173,13 @@ def enter(request: dict) -> None:
     _call("prctl", PR_SET_DUMPABLE, 0, 0, 0, 0)  # no ptrace, no /proc/<pid>/mem from outside
     clean_environment(request["device"])
     if tier == "uid":
-        os.environ.update(HOME=request["work"], TMPDIR=request["work"], MPLCONFIGDIR=os.path.join(request["work"], ".matplotlib"))
+        os.environ.update(
+            HOME=request["work"], TMPDIR=request["work"], MPLCONFIGDIR=os.path.join(request["work"], ".matplotlib")
+        )
     elif tier == "process":
-        os.environ.update(MPLCONFIGDIR=os.path.join(request["work"], ".matplotlib"), HOME=request["work"], TMPDIR=request["work"])
+        os.environ.update(
+            MPLCONFIGDIR=os.path.join(request["work"], ".matplotlib"), HOME=request["work"], TMPDIR=request["work"]
+        )
         os.chdir(request["work"])
 
 
@@ -358,7 +369,9 @@ def probe_tier(request: dict) -> str | None:
         try:
             enter(request)
             found = [f"it could read {path}" for path in request.get("must_not_read", ()) if _reachable(path, os.R_OK)]
-            found += [f"it could write {path}" for path in request.get("must_not_write", ()) if _reachable(path, os.W_OK)]
+            found += [
+                f"it could write {path}" for path in request.get("must_not_write", ()) if _reachable(path, os.W_OK)
+            ]
             os.write(write, ("; ".join(found) or "ok").encode())
         except BaseException as error:
             os.write(write, f"{type(error).__name__}: {error}"[:500].encode())

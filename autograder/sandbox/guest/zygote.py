@@ -9,6 +9,7 @@ socket goes back with the reply (SCM_RIGHTS). The zygote reaps its children and
 tells the grader how each one ended, which the grader trusts: it is the zygote's
 word, not the student's.
 """
+
 from __future__ import annotations
 
 import gc

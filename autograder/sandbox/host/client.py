@@ -15,7 +15,7 @@ import struct
 import subprocess
 import sys
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from ...errors import KitError
 from ...public import wire
@@ -36,7 +36,13 @@ def zygote_environment() -> dict[str, str]:
 class Zygote:
     """A clean process with the kit's public engine (and PyTorch) imported, forking one student process per request."""
 
-    def __init__(self, probes: tuple[str, ...] = (), torch: bool = True, start_timeout: float = 300.0, sock: socket.socket | None = None):
+    def __init__(
+        self,
+        probes: tuple[str, ...] = (),
+        torch: bool = True,
+        start_timeout: float = 300.0,
+        sock: socket.socket | None = None,
+    ):
         if sock is not None:  # a clone of another zygote, already running
             self.process, self.sock, self.start_timeout, self._ready = None, sock, start_timeout, True
             return
@@ -60,8 +66,13 @@ class Zygote:
         """Wait until the zygote has imported what it preloads (it starts while the grader loads)."""
         if self._ready:
             return
-        if not select.select([self.sock], [], [], self.start_timeout)[0] or self.sock.recv(1 << 16) != b'{"ready": true}':
-            error = self.process.stderr.read().decode(errors="replace")[-2000:] if self.process.poll() is not None else ""
+        if (
+            not select.select([self.sock], [], [], self.start_timeout)[0]
+            or self.sock.recv(1 << 16) != b'{"ready": true}'
+        ):
+            error = (
+                self.process.stderr.read().decode(errors="replace")[-2000:] if self.process.poll() is not None else ""
+            )
             self.close()
             raise KitError(f"the sandbox's zygote process did not start{': ' + error if error else ''}")
         self._ready = True
@@ -151,7 +162,13 @@ class StudentProcess:
                 raise Died(str(error)) from None
             data = data[sent:]
 
-    def receive(self, deadline: float, max_bytes: int, watch: Callable[[], None] | None = None, limits: wire.Limits = wire.LIMITS) -> tuple[dict, dict]:
+    def receive(
+        self,
+        deadline: float,
+        max_bytes: int,
+        watch: Callable[[], None] | None = None,
+        limits: wire.Limits = wire.LIMITS,
+    ) -> tuple[dict, dict]:
         """One message, whole before the deadline and no larger than max_bytes.
 
         watch is called every POLL seconds while waiting; it may raise (a CPU budget

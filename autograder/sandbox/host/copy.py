@@ -57,7 +57,9 @@ class _Budget:
         self.files += 1
         self.bytes += size
         if self.files > self.limits.files:
-            raise SubmissionError(f"the submission holds more than {self.limits.files} files; submit your code, not data")
+            raise SubmissionError(
+                f"the submission holds more than {self.limits.files} files; submit your code, not data"
+            )
         if self.bytes > self.limits.bytes:
             raise SubmissionError(
                 f"the submission holds more than {self.limits.bytes // 2**20} MiB; submit your code, not data"

@@ -19,7 +19,7 @@ import shutil
 import signal
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +28,7 @@ from ...public import wire
 from ...public.loader import Entry
 from ..guest.isolation import INSIDE
 from . import uids
-from .client import Died, StudentProcess, Timeout, TooLarge, Zygote
+from .client import Died, StudentProcess, Timeout, TooLarge
 from .runtime import Runtime
 
 GiB = 1024**3
@@ -66,7 +66,17 @@ class Call:
 class Session:
     """The student side of one submission (already copied into ``folder``, its entry inside)."""
 
-    def __init__(self, runtime: Runtime, entry: Entry, folder: Path, device: str, limits: Limits, graded: tuple[str, ...], framework: str, skip: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        runtime: Runtime,
+        entry: Entry,
+        folder: Path,
+        device: str,
+        limits: Limits,
+        graded: tuple[str, ...],
+        framework: str,
+        skip: tuple[str, ...] = (),
+    ):
         self.runtime = runtime
         self.entry = entry
         self.folder = folder  # holds submission/ (the copy), and the scratch of each process
@@ -201,7 +211,9 @@ class Session:
         started = time.monotonic()
         budget = self.limits.timeout
         try:
-            reply, _ = self._process.receive(started + budget * self.limits.wall_factor, 1 << 20, self._watch(0.0, budget))
+            reply, _ = self._process.receive(
+                started + budget * self.limits.wall_factor, 1 << 20, self._watch(0.0, budget)
+            )
         except Timeout:
             self._kill()
             self._load_failure = f"loading your code took longer than {budget * self.limits.wall_factor:g} s"
@@ -313,7 +325,13 @@ def python_paths() -> list[str]:
     found = []
     for entry in sys.path:
         path = Path(entry).resolve() if entry else None
-        if path is None or not path.is_dir() or str(path).startswith(prefixes) or path == KIT_ROOT or path in KIT_ROOT.parents:
+        if (
+            path is None
+            or not path.is_dir()
+            or str(path).startswith(prefixes)
+            or path == KIT_ROOT
+            or path in KIT_ROOT.parents
+        ):
             continue
         if path.is_relative_to(KIT_ROOT) and not str(path).startswith(prefixes):
             continue

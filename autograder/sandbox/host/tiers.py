@@ -56,7 +56,13 @@ def probe_request(tier: str, scratch: Path, device: str, uid: int | None, secret
         "device": device,
         "scratch": str(scratch),
         "work": str(scratch / "work"),
-        "limits": {"memory_bytes": 1 << 30, "processes": 16, "file_bytes": 1 << 20, "scratch_bytes": 1 << 20, "cpu_seconds": 30},
+        "limits": {
+            "memory_bytes": 1 << 30,
+            "processes": 16,
+            "file_bytes": 1 << 20,
+            "scratch_bytes": 1 << 20,
+            "cpu_seconds": 30,
+        },
         "rlimit_memory": True,
         "rlimit_processes": True,
         "must_not_read": unreadable if tier != "process" else [],
@@ -69,7 +75,9 @@ def probe_request(tier: str, scratch: Path, device: str, uid: int | None, secret
     return request
 
 
-def attempt(zygote: Zygote, tier: str, device: str = "cpu", secret_paths=None, hierarchy: Hierarchy | None = None) -> tuple[Isolation | None, str]:
+def attempt(
+    zygote: Zygote, tier: str, device: str = "cpu", secret_paths=None, hierarchy: Hierarchy | None = None
+) -> tuple[Isolation | None, str]:
     """(the tier's isolation, "") where it works here, else (None, why not)."""
     secret_paths = secret_paths or secrets()
     pool = None
@@ -96,7 +104,9 @@ def attempt(zygote: Zygote, tier: str, device: str = "cpu", secret_paths=None, h
         hierarchy, found = find_hierarchy()
     else:
         found = hierarchy.describe() if hierarchy is not None else ""
-    return Isolation(tier, _limits_words(tier, hierarchy, found), "", hierarchy if tier != "process" else None, pool, owns), ""
+    return Isolation(
+        tier, _limits_words(tier, hierarchy, found), "", hierarchy if tier != "process" else None, pool, owns
+    ), ""
 
 
 def choose(
@@ -117,10 +127,17 @@ def choose(
             isolation.why = "; ".join(f"not {t}: {r}" for t, r in refused)
             return isolation
         refused.append((tier, reason))
-    tried = "\n".join(f"  - {tier} ({TIER_WORDS[tier]}): {reason}" for tier, reason in refused) or "  (none: this is not Linux)"
-    hint = "" if allow_unsandboxed or wanted != "auto" else (
-        "\nRun as root, or where unprivileged user namespaces are allowed; or pass --allow-unsandboxed to grade "
-        "in a plain separate process (NOT isolated). `python -m autograder doctor` says more."
+    tried = (
+        "\n".join(f"  - {tier} ({TIER_WORDS[tier]}): {reason}" for tier, reason in refused)
+        or "  (none: this is not Linux)"
+    )
+    hint = (
+        ""
+        if allow_unsandboxed or wanted != "auto"
+        else (
+            "\nRun as root, or where unprivileged user namespaces are allowed; or pass --allow-unsandboxed to grade "
+            "in a plain separate process (NOT isolated). `python -m autograder doctor` says more."
+        )
     )
     raise KitError(f"no isolation tier works on this host:\n{tried}{hint}")
 

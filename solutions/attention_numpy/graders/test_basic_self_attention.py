@@ -1,9 +1,11 @@
 """Hidden checks of basic_self_attention: softmax(x x^T) x, row by row."""
+
 import pytest
 
-from .. import probes
 from autograder.grade.inputs import rng
 from autograder.grade.judge import expect_same
+
+from .. import probes
 
 GRADED = "basic_self_attention"
 

@@ -1,16 +1,20 @@
 """Hidden checks of multi_head_attention: column slices per head, concatenation, W_o."""
+
 import pytest
 
-from .. import probes
 from autograder.grade.inputs import rng
 from autograder.grade.judge import expect_same
+
+from .. import probes
 
 GRADED = "multi_head_attention"
 
 
 def inputs(seed, n, d_model, n_heads):
     generator = rng(seed)
-    weights = {name: generator.standard_normal((d_model, d_model)) / d_model**0.5 for name in ("W_q", "W_k", "W_v", "W_o")}
+    weights = {
+        name: generator.standard_normal((d_model, d_model)) / d_model**0.5 for name in ("W_q", "W_k", "W_v", "W_o")
+    }
     return {"x": generator.standard_normal((n, d_model)), **weights, "n_heads": n_heads}
 
 

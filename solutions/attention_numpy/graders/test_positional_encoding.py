@@ -1,12 +1,20 @@
 """Hidden checks of positional_encoding: the paper's sine/cosine table."""
+
 import pytest
 
-from .. import probes
 from autograder.grade.judge import expect_same
+
+from .. import probes
 
 GRADED = "positional_encoding"
 
-SIZES = {"one position": (1, 4), "d_model 2": (9, 2), "10 positions of 8": (10, 8), "d_model 6": (7, 6), "50 positions of 16": (50, 16)}
+SIZES = {
+    "one position": (1, 4),
+    "d_model 2": (9, 2),
+    "10 positions of 8": (10, 8),
+    "d_model 6": (7, 6),
+    "50 positions of 16": (50, 16),
+}
 
 
 @pytest.mark.parametrize("size", SIZES.values(), ids=SIZES.keys())

@@ -1,9 +1,11 @@
 """Hidden checks of qkv_attention: projections, scaled (or not) scores, row softmax."""
+
 import pytest
 
-from .. import probes
 from autograder.grade.inputs import rng
 from autograder.grade.judge import expect_same
+
+from .. import probes
 
 GRADED = "qkv_attention"
 

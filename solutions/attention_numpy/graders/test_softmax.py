@@ -1,10 +1,12 @@
 """Hidden checks of softmax: stable, along the axis asked for, any number of dimensions."""
+
 import numpy as np
 import pytest
 
-from .. import probes
 from autograder.grade.inputs import rng
 from autograder.grade.judge import expect_same
+
+from .. import probes
 
 GRADED = "softmax"
 

@@ -1,7 +1,9 @@
 """Hidden checks of build_vocab: specials first, then the sorted unique tokens."""
+
 import pytest
 
 from autograder.grade.judge import expect_same, require
+
 from .. import probes
 
 GRADED = "build_vocab"

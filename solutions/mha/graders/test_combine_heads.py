@@ -1,8 +1,10 @@
 """Hidden checks of combine_heads: the exact inverse of split_heads."""
+
 import pytest
 
 from autograder.grade.inputs import normal
 from autograder.grade.judge import expect_same
+
 from .. import probes
 
 GRADED = "combine_heads"

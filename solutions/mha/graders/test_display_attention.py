@@ -1,9 +1,11 @@
 """Hidden checks of display_attention: one heatmap per head, the tokens on the axes."""
+
 import numpy as np
 import pytest
 
 from autograder.grade.inputs import rng
 from autograder.grade.judge import expect_same, require
+
 from .. import probes
 
 GRADED = "display_attention"
@@ -22,13 +24,23 @@ def weights(seed, *shape):
 # has 12 keys and 10 queries.
 CASES = {  # sentence (keys, x axis), translation (queries, y axis), heads, rows, cols, batch axis
     "4 heads on a 2 x 2 grid": (["i", "wonder", "what"], None, 4, 2, 2, False),
-    "queries differ from keys, 2 heads on 2 x 1": (["das", "ist", "ein", "haus", "jetzt"], ["this", "is", "a"], 2, 2, 1, False),
+    "queries differ from keys, 2 heads on 2 x 1": (
+        ["das", "ist", "ein", "haus", "jetzt"],
+        ["this", "is", "a"],
+        2,
+        2,
+        1,
+        False,
+    ),
     # The course's own idiom, attention.squeeze(0)[h], reads one head from (1, 1, q_len, k_len).
     "one head, as (1, 1, q_len, k_len)": (["attention", "please"], None, 1, 1, 1, True),
     "12 keys, 10 queries, one head": (
         ["the", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog", "and", "runs", "away"],
         ["der", "schnelle", "braune", "fuchs", "springt", "über", "den", "faulen", "hund", "weg"],
-        1, 1, 1, False,
+        1,
+        1,
+        1,
+        False,
     ),
 }
 
@@ -69,9 +81,21 @@ def test_colours_from_0_to_1(student, reference, case):
 def test_accepts_weights_that_carry_gradients(student, reference):
     """accepts the attn_probs of a layer as they come, with gradients attached"""
     case = CASES["queries differ from keys, 2 heads on 2 x 1"]
-    expect_same(student, reference, probes.display_attention, {**inputs(103, *case), "requires_grad": True}, keys=("heads", "data"))
+    expect_same(
+        student,
+        reference,
+        probes.display_attention,
+        {**inputs(103, *case), "requires_grad": True},
+        keys=("heads", "data"),
+    )
 
 
 def test_accepts_a_batch_of_one(student, reference):
     """accepts attention of shape (1, n_heads, q_len, k_len), as a layer returns it for one sentence"""
-    expect_same(student, reference, probes.display_attention, inputs(89, *CASES["one head, as (1, 1, q_len, k_len)"]), keys=("heads", "data"))
+    expect_same(
+        student,
+        reference,
+        probes.display_attention,
+        inputs(89, *CASES["one head, as (1, 1, q_len, k_len)"]),
+        keys=("heads", "data"),
+    )

@@ -3,11 +3,13 @@
 The same table is loaded into the student's and the reference's module through the
 contract's attribute ``lut``.
 """
+
 import numpy as np
 import pytest
 
 from autograder.grade.inputs import normal, rng
 from autograder.grade.judge import expect_same
+
 from .. import probes
 
 GRADED = "Embeddings"

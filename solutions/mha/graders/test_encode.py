@@ -1,7 +1,9 @@
 """Hidden checks of encode: ids, <unk> for unknown words, right padding, truncation."""
+
 import pytest
 
 from autograder.grade.judge import expect_same
+
 from .. import probes
 
 GRADED = "encode"

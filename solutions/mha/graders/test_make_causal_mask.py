@@ -1,7 +1,9 @@
 """Hidden checks of make_causal_mask."""
+
 import pytest
 
 from autograder.grade.judge import expect_same
+
 from .. import probes
 
 GRADED = "make_causal_mask"

@@ -1,8 +1,10 @@
 """Hidden checks of make_padding_mask."""
+
 import numpy as np
 import pytest
 
 from autograder.grade.judge import expect_same
+
 from .. import probes
 
 GRADED = "make_padding_mask"

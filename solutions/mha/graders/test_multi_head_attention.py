@@ -1,9 +1,11 @@
 """Hidden checks of MultiHeadAttention, with the reference's weights loaded into Wq, Wk, Wv, Wo."""
+
 import numpy as np
 import pytest
 
 from autograder.grade.inputs import keep_mask, layers, normal
 from autograder.grade.judge import expect_same, require, require_own_attention
+
 from .. import probes
 
 GRADED = "MultiHeadAttention"
@@ -38,7 +40,9 @@ OTHERS = {
     "padding mask (batch, 1, 1, k_len)": lambda: inputs(
         71, 3, 5, 5, 8, 2, mask=(np.arange(5)[None, :] < np.array([5, 3, 1])[:, None])[:, None, None, :]
     ),
-    "causal mask (1, 1, seq, seq)": lambda: inputs(73, 2, 6, 6, 12, 4, mask=np.tril(np.ones((6, 6), dtype=bool))[None, None]),
+    "causal mask (1, 1, seq, seq)": lambda: inputs(
+        73, 2, 6, 6, 12, 4, mask=np.tril(np.ones((6, 6), dtype=bool))[None, None]
+    ),
 }
 
 
@@ -47,7 +51,13 @@ OTHERS = {
 def test_self_attention(student, reference, shape):
     """returns the reference's output (batch, q_len, d_model) and weights (batch, n_heads, q_len, k_len)"""
     batch, seq, d_model, n_heads = shape
-    expect_same(student, reference, probes.multi_head_attention, inputs(59, batch, seq, seq, d_model, n_heads), keys=("output", "attn_probs"))
+    expect_same(
+        student,
+        reference,
+        probes.multi_head_attention,
+        inputs(59, batch, seq, seq, d_model, n_heads),
+        keys=("output", "attn_probs"),
+    )
 
 
 @pytest.mark.weight(2)
@@ -63,7 +73,9 @@ GRADIENT_KEYS = ("grad_query", "grad_key", "grad_value") + tuple(
 
 
 @pytest.mark.weight(2)
-@pytest.mark.parametrize("make", [lambda: inputs(79, 2, 4, 4, 12, 3), OTHERS["cross-attention: q_len 3, k_len 7"]], ids=["self", "cross"])
+@pytest.mark.parametrize(
+    "make", [lambda: inputs(79, 2, 4, 4, 12, 3), OTHERS["cross-attention: q_len 3, k_len 7"]], ids=["self", "cross"]
+)
 def test_gradients(student, reference, make):
     """passes the right gradients to the inputs and to Wq, Wk, Wv, Wo"""
     expect_same(student, reference, probes.multi_head_attention, make(), keys=GRADIENT_KEYS)
@@ -72,8 +84,22 @@ def test_gradients(student, reference, make):
 def test_dropout_on_the_weights(student, reference):
     """in train mode, applies self.dropout to the attention weights only, and returns the weights before dropout"""
     case = inputs(83, 2, 4, 4, 8, 2, keep=keep_mask(11, 4, 4), p=0.5)
-    expect_same(student, reference, probes.multi_head_attention, case, keys=("attn_probs",), what="attn_probs must be returned before dropout")
-    expect_same(student, reference, probes.multi_head_attention, case, keys=("output",), what="self.dropout on the attention weights")
+    expect_same(
+        student,
+        reference,
+        probes.multi_head_attention,
+        case,
+        keys=("attn_probs",),
+        what="attn_probs must be returned before dropout",
+    )
+    expect_same(
+        student,
+        reference,
+        probes.multi_head_attention,
+        case,
+        keys=("output",),
+        what="self.dropout on the attention weights",
+    )
 
 
 def test_refuses_heads_that_do_not_divide_d_model(student, reference):
@@ -81,8 +107,17 @@ def test_refuses_heads_that_do_not_divide_d_model(student, reference):
     for d_model, n_heads in [(10, 3), (8, 3)]:
         sizes = {"d_model": d_model, "n_heads": n_heads}
         got = student.run(probes.multi_head_attention_indivisible.probe_id, sizes)
-        evidence = {"probe_id": probes.multi_head_attention_indivisible.probe_id, "inputs": sizes, "got": got, "keys": ("raised",)}
-        require(bool(got["raised"]), f"MultiHeadAttention({d_model}, {n_heads}) should raise an error: d_model {d_model} cannot be split into {n_heads} equal heads", evidence)
+        evidence = {
+            "probe_id": probes.multi_head_attention_indivisible.probe_id,
+            "inputs": sizes,
+            "got": got,
+            "keys": ("raised",),
+        }
+        require(
+            bool(got["raised"]),
+            f"MultiHeadAttention({d_model}, {n_heads}) should raise an error: d_model {d_model} cannot be split into {n_heads} equal heads",
+            evidence,
+        )
 
 
 @pytest.mark.gate

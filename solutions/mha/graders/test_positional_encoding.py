@@ -1,9 +1,11 @@
 """Hidden checks of PositionalEncoding: the sine/cosine table, added, as a buffer, with dropout."""
+
 import numpy as np
 import pytest
 
 from autograder.grade.inputs import normal
 from autograder.grade.judge import expect_same, require
+
 from .. import probes
 
 GRADED = "PositionalEncoding"
@@ -26,7 +28,9 @@ def inputs(seed, d_model, max_length, batch, seq):
 def test_table(student, reference, shape):
     """stores pe[0, pos, 2i] = sin(pos / 10000^(2i/d)), pe[0, pos, 2i+1] = cos(same), shape (1, max_length, d)"""
     got = student.run(probes.positional_encoding.probe_id, inputs(5, *shape))
-    require("table" in got, "PositionalEncoding has no tensor attribute pe: keep the table in self.pe, with register_buffer")
+    require(
+        "table" in got, "PositionalEncoding has no tensor attribute pe: keep the table in self.pe, with register_buffer"
+    )
     expect_same(student, reference, probes.positional_encoding, inputs(5, *shape), keys=("table",))
 
 
@@ -46,9 +50,22 @@ def test_nothing_is_trained(student):
     """has no trainable parameters and keeps pe as a buffer"""
     case = inputs(1, 8, 10, 1, 3)
     got = student.run(probes.positional_encoding.probe_id, case)
-    evidence = {"probe_id": probes.positional_encoding.probe_id, "inputs": case, "got": got, "keys": ("trainable", "buffer")}
-    require(int(got["trainable"]) == 0, f"PositionalEncoding has {int(got['trainable'])} trainable numbers; the table must not be trained: use register_buffer, not nn.Parameter", evidence)
-    require(bool(got["buffer"]), "PositionalEncoding should keep its table as a buffer named pe: self.register_buffer('pe', table)", evidence)
+    evidence = {
+        "probe_id": probes.positional_encoding.probe_id,
+        "inputs": case,
+        "got": got,
+        "keys": ("trainable", "buffer"),
+    }
+    require(
+        int(got["trainable"]) == 0,
+        f"PositionalEncoding has {int(got['trainable'])} trainable numbers; the table must not be trained: use register_buffer, not nn.Parameter",
+        evidence,
+    )
+    require(
+        bool(got["buffer"]),
+        "PositionalEncoding should keep its table as a buffer named pe: self.register_buffer('pe', table)",
+        evidence,
+    )
 
 
 def test_dropout_after_adding(student):
@@ -61,5 +78,13 @@ def test_dropout_after_adding(student):
     require(train.shape == summed.shape, f"train-mode output has shape {train.shape}; eval mode gives {summed.shape}")
     zero = train == 0
     scaled = np.isclose(train, summed / (1 - p), rtol=1e-5, atol=1e-6)  # one float32 multiply apart
-    require(bool(np.all(zero | scaled)), "in train mode some outputs are neither 0 nor (x + pe) / (1 - p): apply self.dropout to x + pe, as the last step", evidence)
-    require(0.2 < zero.mean() < 0.8, f"with dropout p = {p}, {zero.mean():.0%} of the outputs are 0; about half should be: is self.dropout applied, with the p given?", evidence)
+    require(
+        bool(np.all(zero | scaled)),
+        "in train mode some outputs are neither 0 nor (x + pe) / (1 - p): apply self.dropout to x + pe, as the last step",
+        evidence,
+    )
+    require(
+        0.2 < zero.mean() < 0.8,
+        f"with dropout p = {p}, {zero.mean():.0%} of the outputs are 0; about half should be: is self.dropout applied, with the p given?",
+        evidence,
+    )

@@ -1,9 +1,11 @@
 """Hidden checks of scaled_dot_product_attention: values, masks, gradients, dropout, no shortcut."""
+
 import numpy as np
 import pytest
 
 from autograder.grade.inputs import keep_mask, normal, rng
 from autograder.grade.judge import expect_same, require_own_attention
+
 from .. import probes
 
 GRADED = "scaled_dot_product_attention"
@@ -38,8 +40,12 @@ def padding_mask(seed, batch, k_len):
 
 MASKS = {
     "padding mask (batch, 1, 1, k_len)": lambda: inputs(41, (3, 2), 5, 5, 4, 4, mask=padding_mask(1, 3, 5)),
-    "causal mask (1, 1, seq, seq)": lambda: inputs(43, (2, 2), 6, 6, 4, 4, mask=np.tril(np.ones((6, 6), dtype=bool))[None, None]),
-    "integer 0/1 mask": lambda: inputs(47, (2, 1), 4, 4, 3, 3, mask=np.tril(np.ones((4, 4), dtype=np.int64))[None, None]),
+    "causal mask (1, 1, seq, seq)": lambda: inputs(
+        43, (2, 2), 6, 6, 4, 4, mask=np.tril(np.ones((6, 6), dtype=bool))[None, None]
+    ),
+    "integer 0/1 mask": lambda: inputs(
+        47, (2, 1), 4, 4, 3, 3, mask=np.tril(np.ones((4, 4), dtype=np.int64))[None, None]
+    ),
     "mask with q_len 2, k_len 6": lambda: inputs(53, (2, 2), 2, 6, 4, 4, mask=padding_mask(2, 2, 6)),
 }
 
@@ -53,7 +59,13 @@ def test_values(student, reference, shape):
 
 def test_keeps_the_dtype(student, reference):
     """returns float64 results for float64 inputs"""
-    expect_same(student, reference, probes.attention, inputs(29, (2, 2), 3, 4, 4, 4, float64=True), keys=("output", "attn_probs"))
+    expect_same(
+        student,
+        reference,
+        probes.attention,
+        inputs(29, (2, 2), 3, 4, 4, 4, float64=True),
+        keys=("output", "attn_probs"),
+    )
 
 
 @pytest.mark.weight(2)
@@ -63,7 +75,9 @@ def test_masks(student, reference, make):
     expect_same(student, reference, probes.attention, make(), keys=("output", "attn_probs"))
 
 
-@pytest.mark.parametrize("shape", [SHAPES["q_len 3 attends to k_len 7"], SHAPES["d_v differs from d_k"]], ids=["cross", "d_v"])
+@pytest.mark.parametrize(
+    "shape", [SHAPES["q_len 3 attends to k_len 7"], SHAPES["d_v differs from d_k"]], ids=["cross", "d_v"]
+)
 def test_gradients(student, reference, shape):
     """passes the right gradients back to Q, K and V"""
     expect_same(student, reference, probes.attention, inputs(17, *shape), keys=("grad_query", "grad_key", "grad_value"))
@@ -72,7 +86,14 @@ def test_gradients(student, reference, shape):
 def test_dropout_on_the_weights(student, reference):
     """applies dropout to the weights before they multiply V, and returns the weights before dropout"""
     case = inputs(19, (2, 2), 4, 5, 3, 3, keep=keep_mask(7, 4, 5), p=0.5)
-    expect_same(student, reference, probes.attention, case, keys=("attn_probs",), what="attn_probs must be returned before dropout")
+    expect_same(
+        student,
+        reference,
+        probes.attention,
+        case,
+        keys=("attn_probs",),
+        what="attn_probs must be returned before dropout",
+    )
     expect_same(student, reference, probes.attention, case, keys=("output",), what="dropout(attn_probs) @ V")
 
 

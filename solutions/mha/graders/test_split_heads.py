@@ -1,8 +1,10 @@
 """Hidden checks of split_heads: head h gets features h*d_key .. (h+1)*d_key of every token."""
+
 import pytest
 
 from autograder.grade.inputs import normal
 from autograder.grade.judge import expect_same
+
 from .. import probes
 
 GRADED = "split_heads"

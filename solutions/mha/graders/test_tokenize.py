@@ -1,7 +1,9 @@
 """Hidden checks of tokenize: lowercase, no punctuation, split on any whitespace."""
+
 import pytest
 
 from autograder.grade.judge import expect_same
+
 from .. import probes
 
 GRADED = "tokenize"
