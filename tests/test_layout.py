@@ -1,0 +1,146 @@
+"""Does the import graph follow the pipeline and respect the trust boundary?
+
+The folders of autograder/ are layers, from what ships to students up to the command
+line. A layer may import only layers before it (so there are no cycles), and two
+folders are boundaries: `public/` ships inside every release notebook, so it imports
+nothing else of the kit; `sandbox/guest/` runs beside student code, so it imports only
+itself and `public/`. The self-check bundle a release carries is checked the same way:
+every import in it resolves inside the bundle or to a library.
+"""
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder import KIT_ROOT
+from autograder.assignment import discover
+from autograder.author.bundle import bundle_files
+
+PACKAGE = KIT_ROOT / "autograder"
+
+# Each layer may import the layers before it. Base modules first, front ends last.
+LAYERS = [
+    "autograder",  # KIT_ROOT and __version__ only
+    "errors",
+    "public",
+    "sandbox",  # the package itself: its docstring
+    "sandbox.guest",
+    "sandbox.host",
+    "config",
+    "assignment",
+    "course",
+    "results",
+    "grade",
+    "author",
+    "deliver",
+    "doctor",
+    "bench",
+    "demo",
+    "cli",
+    "__main__",
+]
+
+# What shipped code may import besides itself: the standard library and these.
+LIBRARIES = {"numpy", "torch", "matplotlib", "IPython"}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(KIT_ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(source: str, module: str, is_package: bool) -> set[str]:
+    """The absolute module names a source imports (relative imports resolved against `module`)."""
+    package = module if is_package else module.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            found.add(target)
+            found |= {f"{target}.{alias.name}" for alias in node.names}  # `from . import x` imports a module x
+    return found
+
+
+def layer_of(name: str) -> str:
+    """The layer of a module of the kit: autograder.sandbox.host.session -> sandbox.host."""
+    parts = name.split(".")[1:]
+    if not parts or parts[0] in ("KIT_ROOT", "__version__"):
+        return "autograder"
+    if parts[0] == "sandbox" and len(parts) > 1:
+        return f"sandbox.{parts[1]}"
+    return parts[0]
+
+
+def kit_imports() -> dict[str, set[str]]:
+    """Each kit module's imports of other layers of the kit."""
+    graph = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = module_name(path)
+        targets = imports(path.read_text(), name, path.name == "__init__.py")
+        graph[name] = {t for t in targets if t == "autograder" or t.startswith("autograder.")}
+    return graph
+
+
+def test_every_folder_is_a_layer():
+    """Is each module of the kit in a layer of LAYERS (a new folder must be placed in the pipeline)?"""
+    unplaced = {name for name in kit_imports() if layer_of(name) not in LAYERS and name != "autograder"}
+    assert not unplaced, f"place these in tests/test_layout.py's LAYERS: {sorted(unplaced)}"
+
+
+def test_layers_import_only_earlier_layers():
+    """Does each layer import only layers before it, so the pipeline has no cycles?"""
+    rank = {layer: i for i, layer in enumerate(LAYERS)}
+    backwards = []
+    for module, targets in kit_imports().items():
+        mine = layer_of(module)
+        for target in targets:
+            theirs = layer_of(target)
+            if theirs in rank and theirs != mine and rank[theirs] > rank[mine]:
+                backwards.append(f"{module} imports {target} ({mine} -> {theirs})")
+    assert not backwards, "\n".join(backwards)
+
+
+@pytest.mark.parametrize(
+    "layer, allowed",
+    [("public", {"public"}), ("sandbox.guest", {"sandbox.guest", "public"})],
+)
+def test_boundary_folders_import_only_their_side(layer, allowed):
+    """Does shipped code (public/) import nothing else of the kit, and guest code nothing of the host?"""
+    crossing = [
+        f"{module} imports {target}"
+        for module, targets in kit_imports().items()
+        if layer_of(module) == layer
+        for target in targets
+        if layer_of(target) not in allowed
+    ]
+    assert not crossing, "\n".join(crossing)
+
+
+@pytest.mark.parametrize("assignment", discover().values(), ids=lambda a: a.name)
+def test_the_release_bundle_imports_only_itself_and_libraries(assignment):
+    """Does every module of the self-check bundle import only the bundle, the standard library and LIBRARIES?"""
+    files = {path: text for path, text in bundle_files(assignment, "{}").items() if path.endswith(".py")}
+
+    def module(path: str) -> str:
+        return ".".join(["selfcheck", *path.removesuffix(".py").split("/")]).removesuffix(".__init__")
+
+    inside = {module(path) for path in files}
+    inside |= {name.rpartition(".")[0] for name in inside}
+    outside = []
+    for path, text in files.items():
+        for target in imports(text, module(path), path.endswith("__init__.py")):
+            top = target.split(".")[0]
+            if target in inside or target.rpartition(".")[0] in inside:
+                continue
+            if top in LIBRARIES or top in sys.stdlib_module_names or top == "__future__":
+                continue
+            outside.append(f"{path} imports {target}")
+    assert not outside, "\n".join(outside)
