@@ -44,7 +44,7 @@ def visible_checks(assignment: Assignment, reference: Reference) -> list[dict]:
         expected = reference.run(probe_id, case.inputs)
         mistakes = []
         for mistake in catalogue.suspects(assignment, case.name):
-            outputs, error = catalogue.mutant(assignment, mistake).outputs(probe_id, case.inputs)
+            outputs, error = catalogue.with_mistake(assignment, mistake).outputs(probe_id, case.inputs)
             if error is not None:
                 mistakes.append({"id": mistake.id, "message": mistake.message, "error": error_kind(error)})
             elif not matches(outputs, expected, {key: tolerances[key] for key in keys}):

@@ -57,7 +57,7 @@ SOURCES = ("canvas", "moodle", "blackboard", "gradescope", "classroom", "folders
 MAX_MEMBERS = 20_000  # members of one zip: a class of 500 with a dozen files each is far below
 MAX_TOTAL_BYTES = 2 * 2**30  # what one zip may unpack to, all members together
 MAX_KEY_LENGTH = 64
-SCRATCH_MARK = ".attention-kit-intake"  # a scratch folder the intake made and may clear
+SCRATCH_MARK = ".autograder-intake"  # a scratch folder the intake made and may clear
 
 # grade-all writes these beside the students' folders (summary.csv, report.txt, report.png
 # and the like), and Windows reserves the device names: no key is one of them, with or
@@ -204,7 +204,7 @@ def _prepare_scratch(scratch: Path, intake: Path) -> None:
             shutil.rmtree(folder)
     scratch.mkdir(parents=True, exist_ok=True)
     (scratch / SCRATCH_MARK).write_text(
-        "made by attention-kit's class intake, which clears this folder on its next run\n"
+        "made by the autograder's class intake, which clears this folder on its next run\n"
     )
 
 

@@ -48,12 +48,12 @@ def catalogue(assignment: Assignment) -> list[Mistake]:
 
 
 @cache
-def mutant(assignment: Assignment, mistake: Mistake) -> Reference:
+def with_mistake(assignment: Assignment, mistake: Mistake) -> Reference:
     """The reference with the mistake made: its code runs only for outputs the store lacks."""
     path = assignment.reference_path
 
     def load() -> dict:
-        return exec_source(mistake.source(path.read_text()), f"{path} [{mistake.id}]", f"mutant_{mistake.id}")
+        return exec_source(mistake.source(path.read_text()), f"{path} [{mistake.id}]", f"with_mistake_{mistake.id}")
 
     return Reference(load, label=mistake.id, store=store_of(assignment))
 
@@ -101,7 +101,7 @@ def prepare(assignment: Assignment, calls: dict) -> None:
         for name in {mistake.target} | callers(assignment)[mistake.target]:
             for call in calls.get(name, []):
                 try:
-                    mutant(assignment, mistake).outputs(call.probe, call.inputs)
+                    with_mistake(assignment, mistake).outputs(call.probe, call.inputs)
                 except Exception:
                     continue  # a broken entry: the kit's tests catch it
     store.save(complete=True)
@@ -137,7 +137,7 @@ def diagnose(
 
 def _explains(assignment: Assignment, mistake: Mistake, failure: dict) -> bool:
     try:
-        outputs, error = mutant(assignment, mistake).outputs(failure["probe_id"], failure["inputs"])
+        outputs, error = with_mistake(assignment, mistake).outputs(failure["probe_id"], failure["inputs"])
     except Exception:  # a broken catalogue entry must not break a grading; the kit's tests catch it
         return False
     if "error" in failure:

@@ -24,7 +24,7 @@ from .probing import describe_exception
 
 MAX_SOURCE_BYTES = 8 * 1024 * 1024  # a notebook with images can be large; code never is
 # Never a student's work: tools' folders, and the course's own self-check bundle.
-SKIP_DIRS = {".git", ".ipynb_checkpoints", "__pycache__", ".venv", "venv", "env", "node_modules", ".github", "kitcheck"}
+SKIP_DIRS = {".git", ".ipynb_checkpoints", "__pycache__", ".venv", "venv", "env", "node_modules", ".github"}
 # Every stub's NotImplementedError says this: a definition that still holds it is not done.
 STUB_MARKER = "replace this line with your code"
 # The first line of the notebook cell that holds the self-check bundle: never run when grading.

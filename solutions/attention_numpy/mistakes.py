@@ -1,4 +1,4 @@
-"""The catalogue of known mistakes of the `attention_numpy` assignment (see autograder/mutants.py)."""
+"""The catalogue of known mistakes of the `attention_numpy` assignment (see autograder/grade/mistakes.py)."""
 
 from autograder.grade.mistakes import Mistake
 

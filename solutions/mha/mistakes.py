@@ -1,4 +1,4 @@
-"""The catalogue of known mistakes of the `mha` assignment (see autograder/mutants.py).
+"""The catalogue of known mistakes of the `mha` assignment (see autograder/grade/mistakes.py).
 
 Each entry edits the reference's code of one graded name into a mistake students
 make; its message is what the feedback says when a student's outputs match it.

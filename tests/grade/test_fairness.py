@@ -13,7 +13,7 @@ import pytest
 
 from autograder import KIT_ROOT
 from autograder import assignment as assignments
-from autograder.grade import mistakes as mutants
+from autograder.grade import mistakes
 
 from ..conftest import NAMES, lost_names
 
@@ -38,7 +38,7 @@ def test_each_mistake_says_what_it_must_be_named():
     """Does every entry with a mistake give the catalogue id to name, or null with the reason?"""
     for name, entry, expected in MISTAKES:
         assert "named" in expected, entry
-        ids = {mistake.id for mistake in mutants.catalogue(assignments.get(name))}
+        ids = {mistake.id for mistake in mistakes.catalogue(assignments.get(name))}
         assert expected["named"] is None or expected["named"] in ids, (
             f"{entry}: {expected['named']} is not in {name}'s catalogue"
         )

@@ -8,7 +8,7 @@ import pytest
 
 from autograder import assignment as assignments
 from autograder.author.visible import visible_data
-from autograder.grade import mistakes as mutants
+from autograder.grade import mistakes
 from autograder.grade.engine import ReferenceView, run_check
 from autograder.grade.plan import collect
 from autograder.grade.reference import Reference
@@ -17,7 +17,7 @@ from autograder.public.selfcheck import VisibleChecks
 
 from ..conftest import NAMES
 
-CATALOGUE = [(name, mistake) for name in NAMES for mistake in mutants.catalogue(assignments.get(name))]
+CATALOGUE = [(name, mistake) for name in NAMES for mistake in mistakes.catalogue(assignments.get(name))]
 
 # Known mistakes that no visible check catches, with the reason; keep this short. A
 # visible check that caught one of these would have to show what a hidden one checks.
@@ -88,9 +88,9 @@ def test_visible_inputs_are_not_hidden_ones(name):
 def test_every_catalogued_mistake_fails_its_visible_check(name, mistake):
     """Does a visible check of the mistake's name fail on it, and name it?"""
     checks = checks_of(name)
-    with warnings.catch_warnings(), np.errstate(all="ignore"):  # a mutant may overflow or mislabel on purpose
+    with warnings.catch_warnings(), np.errstate(all="ignore"):  # a mistake may overflow or mislabel on purpose
         warnings.simplefilter("ignore")
-        outcomes = checks.run(mutants.mutant(assignments.get(name), mistake).impl, mistake.target)
+        outcomes = checks.run(mistakes.with_mistake(assignments.get(name), mistake).impl, mistake.target)
     failed = [outcome for outcome in outcomes if not outcome.passed]
     if mistake.id in UNCAUGHT:
         assert not failed, f"{mistake.id} is caught now: take it out of UNCAUGHT"

@@ -226,7 +226,7 @@ def main(argv: list[str]) -> int:
         if probe is None or probe.returncode != 0:
             raise SystemExit(f"as_user: {args.user} cannot use {args.python} to make a venv: {why}")
         pip_configs = copy_pip_config(entry)
-        copy = Path(tempfile.mkdtemp(prefix="attention-kit.", dir=entry.pw_dir))
+        copy = Path(tempfile.mkdtemp(prefix="autograder.", dir=entry.pw_dir))
         copy_repository(args.repo.resolve(), copy, args.worktree)
         chown_tree(copy, entry)
         os.chmod(copy, 0o755)
