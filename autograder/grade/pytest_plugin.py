@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 
 OPTIONS = "grade-"
+_STATE: pytest.StashKey[Grading] = pytest.StashKey()
+_SET_ASIDE: pytest.StashKey[list[str]] = pytest.StashKey()
 
 
 def pytest_addoption(parser):
@@ -30,6 +32,38 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     config.addinivalue_line("markers", "weight(w): this check's share of its graded name's points (default 1)")
     config.addinivalue_line("markers", "gate: failing this check costs its graded name all its points")
+    config.stash[_SET_ASIDE] = _set_aside_other_plugins(config)
+
+
+def _set_aside_other_plugins(config) -> list[str]:
+    """Plugins a CI image may bring that would split or cut one submission's session; what was set aside.
+
+    pytest-xdist (-n) would run the checks in several processes, each with a sandbox of
+    its own and a part of the results: the graders run in one process. pytest-timeout
+    would stop a check in the middle of an exchange with the student's process and
+    count the kit's stop as the student's failure: the sandbox's own limits
+    (--grade-timeout, --grade-cpu-seconds) bound each exchange instead. xdist's own
+    pytest_configure runs last, so turning it off here is in time.
+    """
+    set_aside = []
+    if config.pluginmanager.hasplugin("xdist") and (
+        getattr(config.option, "numprocesses", None) or getattr(config.option, "dist", "no") != "no"
+    ):
+        config.option.numprocesses, config.option.dist = None, "no"
+        set_aside.append("-n (pytest-xdist): the graders share one sandboxed session, in one process")
+    if config.pluginmanager.hasplugin("timeout"):
+        set_aside.append("pytest-timeout's limit: the sandbox bounds each exchange (--grade-timeout)")
+    return set_aside
+
+
+def pytest_report_header(config):
+    return [f"autograder set aside {what}" for what in config.stash.get(_SET_ASIDE, [])]
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.pluginmanager.hasplugin("timeout"):
+        for item in items:
+            item.add_marker(pytest.mark.timeout(0))  # 0: no limit from pytest-timeout
 
 
 class GraderModule(pytest.Module):
@@ -95,9 +129,6 @@ class Grading:
             grader, session, _, _ = self.started
             session.close()
             grader.close()
-
-
-_STATE = pytest.StashKey()
 
 
 def _grading(request) -> Grading:
@@ -170,6 +201,8 @@ def pytest_terminal_summary(terminalreporter, config):
         mistake_messages=grader.mistake_messages, hidden_summary=grader.hidden_summary,
     )  # fmt: skip
     terminalreporter.write_sep("=", "points")
+    for what in config.stash.get(_SET_ASIDE, []):
+        terminalreporter.write_line(f"autograder set aside {what}")
     terminalreporter.write_line(summary_text(report))
     results = config.getoption("--grade-results")
     if results:
