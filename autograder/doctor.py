@@ -87,9 +87,8 @@ def _gpu() -> str:
 
 def _nbgrader_kernel() -> str:
     """Whether the 'python3' kernel nbgrader autograde runs can import the kit (its hidden cells need it)."""
-    scripts = os.path.dirname(
-        sys.executable
-    )  # nbgrader runs from the kit's environment (autograder.author.release.nbgrader_env)
+    # nbgrader runs from the kit's environment (autograder.author.release.nbgrader_env)
+    scripts = os.path.dirname(sys.executable)
     jupyter = (
         os.path.join(scripts, "jupyter")
         if os.path.exists(os.path.join(scripts, "jupyter"))

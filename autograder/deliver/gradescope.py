@@ -37,6 +37,12 @@ python3 -m venv /autograder/venv
 /autograder/venv/bin/pip install --quiet -r /autograder/source/kit/requirements-grading.txt
 /autograder/venv/bin/pip install --quiet --no-deps -e /autograder/source/kit
 chmod -R go-rwx /autograder/source  # the kit: nothing of it for the student's uid
+# Which isolation this image gives, and the reference graded through it (its outputs are
+# cached for every submission): a host that cannot grade fails here, when the image is
+# built, not on the students' submissions.
+cd /autograder/source/kit
+/autograder/venv/bin/python -m autograder doctor{options}
+chmod -R go-rwx /autograder/source
 """
 
 RUN = """#!/usr/bin/env bash
@@ -82,10 +88,10 @@ def bundle_files(
     """Every file of the zip, by its path in the zip."""
     config = config or GradingConfig()
     torch, others = grading_requirements(KIT_ROOT / "requirements.lock")
-    options = " ".join(shlex.quote(word) for word in config.as_arguments())
-    options += " --show-score" if show_score else ""
+    arguments = " ".join(shlex.quote(word) for word in config.as_arguments())  # for doctor and grade alike
+    options = f"{arguments} --show-score" if show_score else arguments
     files = {
-        "setup.sh": SETUP.format(torch=torch).encode(),
+        "setup.sh": SETUP.format(torch=torch, options=f" {arguments}" if arguments else "").encode(),
         "run_autograder": RUN.format(assignment=assignment.name, options=options.strip()).encode(),
         "kit/requirements-grading.txt": ("\n".join(others) + "\n").encode(),
         "kit/pyproject.toml": (KIT_ROOT / "pyproject.toml").read_bytes(),

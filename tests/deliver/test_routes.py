@@ -171,6 +171,22 @@ def test_gradescope_bundle_grades_a_fake_tree(mha, tmp_path):
 
 
 @pytest.mark.slow
+def test_gradescope_setup_checks_the_host_and_caches_the_reference(mha, tmp_path):
+    """Does setup.sh's last step (doctor in the bundle's kit) grade the reference there, cache it, and lock the kit?"""
+    root = gradescope_tree(mha, tmp_path)
+    setup = (root / "source" / "setup.sh").read_text()
+    check = setup[setup.index("cd /autograder/source/kit") :]  # the steps after the installs
+    check = check.replace("/autograder/venv/bin/python", sys.executable).replace("/autograder", str(root))
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(root / "source" / "kit")}
+    done = run(["bash", "-euo", "pipefail", "-c", check], env=env, cwd=root)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "mha: the reference gets full marks through the sandbox" in done.stdout and "ready to grade" in done.stdout
+    assert "attention_numpy" not in done.stdout  # the bundle holds its one assignment
+    assert list((root / "source" / "kit" / "build" / "cache").glob("mha-*.npz"))
+    assert (root / "source" / "kit").stat().st_mode & 0o077 == 0
+
+
+@pytest.mark.slow
 def test_gradescope_can_show_the_score_at_once(mha, tmp_path):
     """With --show-score, is every test visible (so Gradescope shows the total) and no hidden detail in the file?"""
     root = gradescope_tree(mha, tmp_path, "--show-score")
