@@ -194,7 +194,9 @@ def cache_path(assignment: Assignment) -> Path:
     return CACHE / f"{assignment.name}-{digest.hexdigest()[:20]}.npz"
 
 
+@cache
 def _versions() -> str:
+    """The libraries the outputs depend on (read once: importlib.metadata scans every installed package)."""
     from importlib.metadata import PackageNotFoundError, version
 
     found = []
