@@ -51,6 +51,10 @@ class Limits:
 class StudentError(Exception):
     """The student's code failed a probe; the message is feedback for the student."""
 
+    # The call that raised ({"probe_id", "inputs", "error"}), attached by the view that ran it
+    # (grade.engine.StudentView, deliver.nbgrader.InProcessStudent): lets the engine name a known mistake.
+    evidence: dict | None = None
+
 
 class _OverBudget(Exception):
     pass
