@@ -172,7 +172,8 @@ def strip_markers(source: str) -> str:
 def solution_lines(assignment: Assignment) -> set[str]:
     """Lines of code that only solution regions hold: none may reach a student."""
     _, blocks = read_blocks(assignment)
-    inside, outside = set(), set()
+    inside: set[str] = set()
+    outside: set[str] = set()
     for block in blocks:
         lines = block.source.split("\n")
         regions = {i for begin, end, _, _ in _regions(block.source) for i in range(begin + 1, end)}

@@ -97,7 +97,7 @@ class Grading:
             grader.close()
 
 
-_STATE = pytest.StashKey()
+_STATE = pytest.StashKey[Grading]()
 
 
 def _grading(request) -> Grading:
