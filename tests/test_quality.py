@@ -29,3 +29,9 @@ def test_no_undefined_or_unused_names():
         cwd=KIT_ROOT,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_types_check():
+    """Does mypy, configured in pyproject.toml, find no type error in the kit's code?"""
+    done = subprocess.run([sys.executable, "-m", "mypy"], capture_output=True, text=True, cwd=KIT_ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
