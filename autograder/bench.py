@@ -193,6 +193,7 @@ def bench(n: int = 24, jobs: int = 2, scaling: int = 0, keep: Path | None = None
         small = grade_all(single, work / "out", jobs, f"grade-all of {n}")
         large = grade_all(work / "double", work / "out-double", jobs, f"grade-all of {2 * n}")
         nbgrader = nbgrader_autograde(assignment, paths[:n], work / "course")
+        runs: list[tuple[int, Run]] = []  # jobs, and the run with that many
         figures = {
             "n": n,
             "jobs": jobs,
@@ -205,7 +206,7 @@ def bench(n: int = 24, jobs: int = 2, scaling: int = 0, keep: Path | None = None
             "marginal_cpu": (large.cpu - small.cpu) / n,
             "marginal_wall": (large.wall - small.wall) / n,
             "same_scores": agreement(work / "out", work / "course", assignment, [p.stem for p in paths[:n]]),
-            "scaling": [],
+            "scaling": runs,
         }
         if scaling:
             folder = work / "scaling"
@@ -213,7 +214,7 @@ def bench(n: int = 24, jobs: int = 2, scaling: int = 0, keep: Path | None = None
             job_counts = [j for j in (1, 2, 4, 8, 16, 32, 64) if j <= (os.cpu_count() or 1)]
             for count in job_counts:
                 run = grade_all(folder, work / f"out-{count}", count, f"{scaling} with {count} jobs")
-                figures["scaling"].append((count, run))
+                runs.append((count, run))
         return figures
     finally:
         if keep:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
 GiB = 1024**3
 
@@ -85,7 +86,7 @@ class GradingConfig:
     @classmethod
     def from_arguments(cls, arguments: argparse.Namespace | Callable[[str], object], prefix: str = "") -> GradingConfig:
         """The config an argparse namespace or a pytest config (its getoption) holds."""
-        values = {}
+        values: dict[str, Any] = {}  # already of each field's type: its option parses it (type=, choices, store_true)
         for item in fields(cls):
             option = f"{prefix}{item.name.replace('_', '-')}"
             value = (

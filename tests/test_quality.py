@@ -1,4 +1,4 @@
-"""Does the kit's own code pass its linter and formatter, as configured in pyproject.toml?
+"""Does the kit's own code pass its linter, formatter and type checker, as configured in pyproject.toml?
 
 ruff's rules (pyproject's [tool.ruff.lint]) find undefined and unused names, unsorted
 imports, syntax newer than Python 3.10 and likely bugs; `ruff format --check` finds code
@@ -25,3 +25,9 @@ def test_lint_is_clean():
 def test_code_is_formatted():
     done = ruff("format", "--check")
     assert done.returncode == 0, done.stdout + done.stderr + "\nfix: ruff format ."
+
+
+def test_types_check():
+    """Does mypy, configured in pyproject.toml, find no type error in the kit's code?"""
+    done = subprocess.run([sys.executable, "-m", "mypy"], capture_output=True, text=True, cwd=KIT_ROOT, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr

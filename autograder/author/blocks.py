@@ -56,7 +56,9 @@ def _split(text: str) -> tuple[str, list[Block]]:
     body = list(tree.body)
     docstring = ""
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-        docstring = ast.get_source_segment(text, body[0])
+        segment = ast.get_source_segment(text, body[0])
+        assert segment is not None  # a node parsed from text knows its position in it
+        docstring = segment
         body = body[1:]
     blocks = []
     for node in body:
@@ -64,6 +66,7 @@ def _split(text: str) -> tuple[str, list[Block]]:
         while start > 0 and lines[start - 1].lstrip().startswith("#"):
             start -= 1  # comments right above a statement belong to it
         end = node.end_lineno
+        assert end is not None  # ast.parse sets it on every statement
         while end < len(lines) and re.match(r"\s+#", lines[end]):
             end += 1  # indented comments after the last statement (### END SOLUTION) close the body
         source = "".join(lines[start:end])
@@ -146,6 +149,7 @@ def stub_module(assignment: Assignment) -> str:
     text = text[text.index(docstring) :]
     for block in blocks:
         if block.is_exercise:
+            assert block.name is not None  # read_blocks checked that the exercises are the graded names
             cleared = clear_solutions(block.source, exercise_message(assignment, block.name))
             text = text.replace(block.source, cleared, 1)
     return f"# {GENERATED_NOTE.format(name=assignment.name)}\n{text}"
@@ -172,7 +176,8 @@ def strip_markers(source: str) -> str:
 def solution_lines(assignment: Assignment) -> set[str]:
     """Lines of code that only solution regions hold: none may reach a student."""
     _, blocks = read_blocks(assignment)
-    inside, outside = set(), set()
+    inside: set[str] = set()
+    outside: set[str] = set()
     for block in blocks:
         lines = block.source.split("\n")
         regions = {i for begin, end, _, _ in _regions(block.source) for i in range(begin + 1, end)}

@@ -81,6 +81,8 @@ def _lesson_fence(info: str, body: str, path: Path) -> LessonCell:
             f"{path}: unknown fence ```{info}; use ```python, ```{{setup}}, ```{{exercise}} NAME or ```{{check}} NAME"
         )
     kind, name = match.group(1), match.group(2) or None
+    if kind in ("exercise", "check") and name is None:
+        raise KitError(f"{path}: ```{{{kind}}} needs the graded name it is for: ```{{{kind}}} NAME")
     if kind == "exercise" and body.strip():
         raise KitError(f"{path}: ```{{exercise}} {name} must be empty: its code comes from the reference")
     return LessonCell(kind, body, name)
@@ -91,7 +93,7 @@ def check_contract(assignment: Assignment, lesson: list[LessonCell]) -> None:
     if [c.kind for c in lesson].count("setup") != 1:
         raise KitError(f"{path}: needs exactly one ```{{setup}} fence (the reference's imports)")
     for kind in ("exercise", "check"):
-        names = [c.name for c in lesson if c.kind == kind]
+        names = [c.name or "" for c in lesson if c.kind == kind]
         if sorted(names) != sorted(assignment.graded):
             raise KitError(
                 f"{path}: each graded name needs exactly one ```{{{kind}}} NAME fence; "

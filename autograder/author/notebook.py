@@ -75,6 +75,7 @@ def master_notebook(assignment: Assignment, bundle_cell: str) -> nbformat.Notebo
                 nbformat.v4.new_code_cell(source, id="setup", metadata=nbgrader_metadata("setup", locked=True))
             )
         elif cell.kind == "exercise":
+            assert cell.name is not None  # every exercise and check fence names a graded name (parse_lesson)
             source = add_stub_raises(exercises[cell.name], exercise_message(assignment, cell.name))
             cells.append(
                 nbformat.v4.new_code_cell(
@@ -82,6 +83,7 @@ def master_notebook(assignment: Assignment, bundle_cell: str) -> nbformat.Notebo
                 )
             )
         elif cell.kind == "check":
+            assert cell.name is not None
             check_id, tests_id = f"{cell.name}-check", f"{cell.name}-tests"
             cells.append(
                 nbformat.v4.new_code_cell(cell.text, id=check_id, metadata=nbgrader_metadata(check_id, locked=True))

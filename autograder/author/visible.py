@@ -42,7 +42,7 @@ def visible_checks(assignment: Assignment, reference: Reference) -> list[dict]:
         tolerances = PROBES[probe_id].tolerances
         keys = list(case.keys or tolerances)
         expected = reference.run(probe_id, case.inputs)
-        mistakes = []
+        mistakes: list[dict[str, object]] = []
         for mistake in catalogue.suspects(assignment, case.name):
             outputs, error = catalogue.with_mistake(assignment, mistake).outputs(probe_id, case.inputs)
             if error is not None:

@@ -223,7 +223,8 @@ def _check(test: dict) -> Check:
         passed = status == "passed"
     else:
         passed = score is not None and max_score is not None and score >= max_score - _EPSILON
-    visibility = test.get("visibility") if isinstance(test.get("visibility"), str) else ""
+    raw_visibility = test.get("visibility")
+    visibility = raw_visibility if isinstance(raw_visibility, str) else ""
     kind = extra.get("kind")
     visible = kind == "visible" if kind in ("visible", "hidden") else visibility == "visible"
     cases = _list(extra.get("cases"))

@@ -412,7 +412,7 @@ class _Draft:
     late: bool = False
     submitted_at: str = ""
     email: str = ""
-    members: tuple[str, ...] = ()
+    members: tuple[tuple[str, str, str], ...] = ()  # (name, student_id, email) each, as Submission.members
     earlier: list[Path] = field(default_factory=list)
 
 
@@ -732,7 +732,7 @@ class _Reader:
             people = [
                 (_text(_field(s, "name")), _text(_field(s, "sid")), _text(_field(s, "email"))) for s in submitters
             ]
-            created = _field(record, "created_at") if isinstance(record, dict) else None
+            created = _field(record, "created_at")  # None where record is no dict
             when = created.isoformat() if hasattr(created, "isoformat") else _text(created)
             identity = tuple(sorted(sid or email or name for name, sid, email in people)) or (folder_name,)
             groups.setdefault(identity, []).append((when, folder_name, folder, people))

@@ -78,10 +78,11 @@ def grade_in_notebook(assignment_name: str, name: str, namespace: dict) -> float
             for check in plan
             if check.name == name
         ]
-        for check in {r.check for r in results}:
-            failing = [r for r in results if r.check == check and not r.passed]
-            if failing and all(r.evidence for r in failing):
-                found = diagnose(assignment, name, [r.evidence for r in failing])
+        for check_name in {r.check for r in results}:
+            failing = [r for r in results if r.check == check_name and not r.passed]
+            evidence = [r.evidence for r in failing if r.evidence]
+            if failing and len(evidence) == len(failing):
+                found = diagnose(assignment, name, evidence)
                 for mistake in found:
                     failing[0].message += f"\nThis looks like a known mistake: {mistake.message}"
     if any(r.internal_error for r in results):

@@ -107,7 +107,7 @@ def run_check(check: Check, fixtures: dict) -> CheckResult:
         result.evidence = error.evidence or None
     except StudentError as error:
         result.passed, result.message = False, clean(str(error))
-        result.evidence = getattr(error, "evidence", None)
+        result.evidence = error.evidence
     except Exception as error:  # the grader itself broke
         result.passed, result.internal_error = False, True
         result.message = (
@@ -310,8 +310,8 @@ class Grader:
             by_check.setdefault(result.check, []).append(result)
         for cases in by_check.values():
             failing = [c for c in cases if not c.passed]
-            evidence = [c.evidence for c in failing]
-            if not failing or not all(evidence):
+            evidence = [c.evidence for c in failing if c.evidence]
+            if not failing or len(evidence) < len(failing):
                 continue
             found = diagnose(self.assignment, name, evidence, failed, named)
             for mistake in found:

@@ -105,7 +105,8 @@ def _items(path, graded: str, attribute: str, function) -> list[Check]:
     title = doc.splitlines()[0].rstrip(".") if doc else attribute.removeprefix("test_").replace("_", " ")
     items = []
     for combination in itertools.product(*[cases for _, cases in sets]) if sets else [()]:
-        arguments, ids = {}, []
+        arguments: dict[str, object] = {}
+        ids: list[str] = []
         for (names, _), (values, case_id) in zip(sets, combination):
             arguments.update(zip(names, values))
             ids.append(case_id)

@@ -90,7 +90,8 @@ class OutputStore:
         """Write every stored output, old and new, to a new file, then rename it into place."""
         if not self.new and complete == self.complete:
             return
-        arrays, index = {}, {}
+        arrays: dict[str, np.ndarray] = {}
+        index: dict[str, list] = {}
         for name in list(self.index) + list(self.new):
             found = self.get(*name.split(" ", 1))
             if found is None:
@@ -106,7 +107,7 @@ class OutputStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=self.path.parent, suffix=".npz")
             with os.fdopen(handle, "wb") as file:
-                np.savez(file, **arrays)
+                np.savez(file, **arrays)  # type: ignore[arg-type]  # names are a0, a1...: never savez's allow_pickle
             os.replace(temporary, self.path)
             handle, temporary = tempfile.mkstemp(dir=self.path.parent, suffix=".json")
             with os.fdopen(handle, "w") as file:

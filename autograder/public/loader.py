@@ -76,7 +76,7 @@ def code_cells(notebook_path: Path) -> list[Cell]:
         raise SubmissionError(
             f"{notebook_path.name} is not a readable notebook ({reason}); save it again from Jupyter"
         ) from None
-    found = []
+    found: list[Cell] = []
     for cell in cells:
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue

@@ -28,7 +28,7 @@ class SelfCheck:
 
     def check(self, exercise, device: str = "cpu") -> None:
         """Run the visible checks of one exercise (the function or class itself: check(tokenize)) and print them."""
-        name = getattr(exercise, "__name__", None)
+        name = getattr(exercise, "__name__", "")
         if name not in self.visible.names:
             known = ", ".join(self.visible.names)
             print(f"check() takes one of the exercises themselves ({known}), not {exercise!r}")

@@ -44,9 +44,13 @@ class WireError(Exception):
 
 
 class Array(np.ndarray):
-    """A received array that remembers the device of the tensor it was sent from (None: not a tensor)."""
+    """A received array that remembers the device of the tensor it was sent from (None: not a tensor).
 
-    device: str | None = None
+    Not under the name ``device``: numpy 2 gives every ndarray that attribute (the array
+    API's, always "cpu"), and code that reads it expects numpy's meaning.
+    """
+
+    tensor_device: str | None = None
 
 
 def to_array(value) -> np.ndarray:
@@ -59,7 +63,7 @@ def to_array(value) -> np.ndarray:
 
 def device_of(array) -> str | None:
     """The device recorded with a received (or about to be sent) array."""
-    return getattr(array, "device", None) if isinstance(array, Array) else None
+    return array.tensor_device if isinstance(array, Array) else None
 
 
 def with_device(array: np.ndarray, device: str | None) -> np.ndarray:
@@ -67,7 +71,7 @@ def with_device(array: np.ndarray, device: str | None) -> np.ndarray:
     if device is None:
         return array
     marked = np.asarray(array).view(Array)
-    marked.device = str(device)
+    marked.tensor_device = str(device)
     return marked
 
 
@@ -165,7 +169,7 @@ def pack(values: dict) -> tuple[dict, dict[str, np.ndarray]]:
     plain: dict = {}
     arrays: dict[str, np.ndarray] = {}
 
-    def walk(prefix, value, into):
+    def walk(prefix: str, value: object, into: dict) -> None:
         if isinstance(value, np.ndarray):
             arrays[prefix] = value
             into[prefix.rsplit("/", 1)[-1]] = {"__array__": prefix}

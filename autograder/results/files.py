@@ -189,7 +189,7 @@ def not_graded_json(
     given, and the student is told to ask the instructor.
     """
     text = clean(message, 4000)
-    results = {
+    results: dict[str, object] = {
         "output": f"Your submission could not be graded: {text}"
         + ("" if student_fault else "\nThis is a problem of the grading kit, not of your work: tell your instructor."),
         "visibility": "visible",

@@ -220,3 +220,15 @@ def test_build_command_has_help():
         [sys.executable, "-m", "autograder", "build", "--help"], capture_output=True, text=True, cwd=KIT_ROOT
     )
     assert done.returncode == 0 and "nbgrader" in done.stdout
+
+
+@pytest.mark.parametrize("kind", ["exercise", "check"])
+def test_a_fence_without_its_graded_name_is_refused(mha, kind):
+    """Is an exercise or check fence that names no graded name refused with a message saying so (not a TypeError)?"""
+    from autograder.author.lesson import check_contract, parse_lesson
+
+    fence = f"```{{{kind}}} {mha.graded[0]}"
+    text = mha.lesson_path.read_text()
+    assert fence in text
+    with pytest.raises(KitError, match="needs the graded name"):
+        check_contract(mha, parse_lesson(text.replace(fence, f"```{{{kind}}}", 1), mha.lesson_path))

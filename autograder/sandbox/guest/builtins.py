@@ -20,6 +20,7 @@ from __future__ import annotations
 import ctypes
 import sys
 import warnings
+from types import FrameType
 
 from ...public.probing import is_kit_or_library
 
@@ -51,7 +52,7 @@ def blamed(error_text: str, name: str) -> bool:
 
 def _blame(graded: tuple[str, ...]) -> str:
     """The graded name whose own code made the call: the innermost student frame that belongs to one."""
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None:
         code = frame.f_code
         if not is_kit_or_library(code.co_filename):
@@ -83,7 +84,9 @@ def forbid(graded: tuple[str, ...]) -> None:
         for operator, keys in FUSED.items():
             for key in keys:
                 try:
-                    library.impl(operator, key, _refuse(f"torch's {operator.lstrip('_')}", graded), False)
+                    refuse = _refuse(f"torch's {operator.lstrip('_')}", graded)
+                    # torch's stub lacks impl's with_keyset argument, which torch.library passes too.
+                    library.impl(operator, key, refuse, False)  # type: ignore[call-arg]
                 except RuntimeError:
                     pass  # an operator this build of PyTorch does not have
     ctypes.pythonapi.Py_IncRef(ctypes.py_object(library))  # kept alive, yet referred to by no Python object
@@ -94,4 +97,4 @@ def forbid(graded: tuple[str, ...]) -> None:
     def init(self, *args, **kwargs):
         refuse_init()
 
-    torch.nn.MultiheadAttention.__init__ = init
+    torch.nn.MultiheadAttention.__init__ = init  # type: ignore[method-assign]  # replacing it is the point

@@ -57,6 +57,7 @@ def preload_probes(paths) -> None:
     for path in paths:
         name = f"autograder.course.{os.path.basename(os.path.dirname(path))}.probes"
         spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None  # a .py file always gets a source loader
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)

@@ -37,7 +37,7 @@ class Mount:
 
 def mounts() -> list[Mount]:
     """The cgroup hierarchies mounted here, from /proc/self/mountinfo."""
-    found = []
+    found: list[Mount] = []
     try:
         lines = Path("/proc/self/mountinfo").read_text().splitlines()
     except OSError:
@@ -57,7 +57,7 @@ def mounts() -> list[Mount]:
 
 def own_paths() -> dict[str, str]:
     """This process's cgroup path per v1 controller, and under "" for v2."""
-    paths = {}
+    paths: dict[str, str] = {}
     try:
         lines = Path("/proc/self/cgroup").read_text().splitlines()
     except OSError:

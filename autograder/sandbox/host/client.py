@@ -70,9 +70,9 @@ class Zygote:
             not select.select([self.sock], [], [], self.start_timeout)[0]
             or self.sock.recv(1 << 16) != b'{"ready": true}'
         ):
-            error = (
-                self.process.stderr.read().decode(errors="replace")[-2000:] if self.process.poll() is not None else ""
-            )
+            process = self.process
+            assert process is not None and process.stderr is not None  # a clone starts ready; ours pipes stderr
+            error = process.stderr.read().decode(errors="replace")[-2000:] if process.poll() is not None else ""
             self.close()
             raise KitError(f"the sandbox's zygote process did not start{': ' + error if error else ''}")
         self._ready = True

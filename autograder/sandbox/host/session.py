@@ -21,6 +21,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 
@@ -28,6 +29,7 @@ from ...public import wire
 from ...public.loader import Entry
 from ..guest.isolation import INSIDE
 from . import uids
+from .cgroups import JobCgroup
 from .client import Died, StudentProcess, Timeout, TooLarge
 from .runtime import Runtime
 
@@ -50,6 +52,10 @@ class Limits:
 
 class StudentError(Exception):
     """The student's code failed a probe; the message is feedback for the student."""
+
+    # The call that raised ({"probe_id", "inputs", "error"}), attached by the view that ran it
+    # (grade.engine.StudentView, deliver.nbgrader.InProcessStudent): lets the engine name a known mistake.
+    evidence: dict | None = None
 
 
 class _OverBudget(Exception):
@@ -87,7 +93,7 @@ class Session:
         self.skip = skip
         self.notes: list[str] = []  # what loading the code reported
         self._process: StudentProcess | None = None
-        self._job = None
+        self._job: JobCgroup | None = None
         self._uid: int | None = None
         self._scratch: Path | None = None
         self._cpu_base = 0.0
@@ -153,10 +159,10 @@ class Session:
         errors = reply.get("errors")
         if not isinstance(errors, list) or len(errors) != len(calls):
             self._fail(f"while checking {name}, the process answered something other than its results")
-        results = []
-        for i, error in enumerate(errors):
+        results: list[tuple[dict, str | None]] = []
+        for i, failure in enumerate(errors):
             mine = {key.split("/", 1)[1]: value for key, value in outputs.items() if key.split("/", 1)[0] == str(i)}
-            results.append(({}, self._error_text(error)) if error else (mine, None))
+            results.append(({}, self._error_text(failure)) if failure else (mine, None))
         return results
 
     def _error_text(self, error) -> str:
@@ -239,7 +245,7 @@ class Session:
         self._scratch = Path(tempfile.mkdtemp(prefix="process-", dir=self.folder))
         relative = self.entry.path.relative_to(self.folder / "submission").as_posix()
         limits = self.limits
-        request = {
+        request: dict[str, object] = {
             "graded": list(self.graded),
             "framework": self.framework,
             "skip": list(self.skip),
@@ -270,9 +276,11 @@ class Session:
             work.mkdir()
             request["work"] = str(work)
         if isolation.tier in ("hardened", "uid"):
+            assert isolation.uid_pool is not None  # these tiers always come with one (tiers.attempt)
             self._uid = isolation.uid_pool.next()
             request["uid"] = self._uid
         if isolation.tier == "uid":
+            assert self._uid is not None  # drawn just above
             os.chmod(self.folder, 0o711)
             os.chmod(self._scratch, 0o711)
             os.chown(self._scratch / "work", self._uid, self._uid)
@@ -306,7 +314,7 @@ class Session:
             self._scratch = None
         return ended
 
-    def _fail(self, message: str):
+    def _fail(self, message: str) -> NoReturn:
         self._kill()
         raise StudentError(message)
 
@@ -322,7 +330,7 @@ def python_paths() -> list[str]:
     from ... import KIT_ROOT
 
     prefixes = (sys.prefix, sys.base_prefix)
-    found = []
+    found: list[str] = []
     for entry in sys.path:
         path = Path(entry).resolve() if entry else None
         if (
@@ -348,7 +356,8 @@ def _signal(pid: int, number: int) -> None:
 
 def _tree(pid: int) -> list[int]:
     """pid and its descendants, from /proc/<pid>/task/*/children."""
-    found, frontier = [], [pid]
+    found: list[int] = []
+    frontier = [pid]
     while frontier and len(found) < 10000:
         current = frontier.pop()
         found.append(current)

@@ -120,7 +120,7 @@ def choose(
     """The strongest tier that works here, or KitError listing what each tier lacked."""
     if wanted not in ("auto", *TIERS):
         raise KitError(f"unknown isolation {wanted!r}: choose auto or one of {', '.join(TIERS)}")
-    refused = []
+    refused: list[tuple[str, str]] = []
     for tier in candidates(wanted, allow_unsandboxed):
         isolation, reason = attempt(zygote, tier, device, secret_paths, hierarchy)
         if isolation is not None:
