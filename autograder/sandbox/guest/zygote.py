@@ -50,6 +50,21 @@ def preload(modules) -> None:
         importlib.import_module(module)
 
 
+def warm_matplotlib() -> None:
+    """Draw nothing, but build one figure as a heatmap exercise does, so that what
+    matplotlib initialises on first use (the colour maps' registry, the tick and text
+    machinery, the layout engines) is done once here, not in every student process."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(2, 2), layout="constrained")
+    axes = figure.add_subplot(1, 1, 1)
+    image = axes.matshow([[0.0, 1.0], [1.0, 0.0]], cmap="bone", vmin=0, vmax=1)
+    axes.set_xticks(range(2), labels=["a", "b"], rotation=90)
+    axes.set_yticks(range(2), labels=["a", "b"])
+    axes.set_title("warm")
+    figure.colorbar(image, ax=figure.axes)
+
+
 def preload_probes(paths) -> None:
     """Each assignment's probes, by file, under the kit's name for them (autograder.course.<name>.probes)."""
     import importlib.util
@@ -158,6 +173,8 @@ def main() -> None:
     become_subreaper()
     torch = "--torch" in sys.argv[2:]
     preload(PRELOAD + (TORCH if torch else ()))
+    if torch:
+        warm_matplotlib()
     preload_probes([arg for arg in sys.argv[2:] if arg != "--torch"])
     # Everything loaded so far lives as long as the zygote: keep it out of the garbage
     # collector's sight, so that a student process's collections do not walk (and so
