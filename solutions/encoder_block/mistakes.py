@@ -45,6 +45,14 @@ MISTAKES = [
         "Apply torch.relu to w_1(x).",
     ),
     Mistake(
+        id="ffn_gelu_instead_of_relu",
+        target="PositionwiseFeedForward",
+        old="self.dropout(torch.relu(self.w_1(x)))",
+        new="self.dropout(nn.functional.gelu(self.w_1(x)))",
+        message="The activation is GELU (as in BERT and GPT): the paper's feed-forward network, and this exercise, "
+        "use ReLU, max(0, h).",
+    ),
+    Mistake(
         id="ffn_dropout_after_w_2",
         target="PositionwiseFeedForward",
         old="hidden = self.dropout(torch.relu(self.w_1(x)))  # (batch, seq, d_ff)\n        return self.w_2(hidden)",
@@ -59,6 +67,14 @@ MISTAKES = [
         new="nn.functional.dropout(torch.relu(self.w_1(x)), self.dropout.p)",
         message="The dropout also drops in eval mode: nn.functional.dropout has training=True by default. "
         "Call self.dropout(...), which follows train() and eval(), or pass training=self.training.",
+    ),
+    Mistake(
+        id="ffn_dropout_missing",
+        target="PositionwiseFeedForward",
+        old="hidden = self.dropout(torch.relu(self.w_1(x)))",
+        new="hidden = torch.relu(self.w_1(x))",
+        message="The hidden layer gets no dropout in training (d2l's PositionWiseFFN and many tutorials leave it out): "
+        "apply self.dropout after the ReLU, before w_2.",
     ),
     Mistake(
         id="sublayer_pre_norm",
@@ -91,6 +107,14 @@ MISTAKES = [
         new="return self.norm(self.dropout(x + sublayer(x)))",
         message="The dropout acts on the residual sum x + sublayer(x), so it also drops parts of x: drop the "
         "sublayer's output only, then add x, norm(x + dropout(sublayer(x))).",
+    ),
+    Mistake(
+        id="sublayer_dropout_after_the_norm",
+        target="SublayerConnection",
+        old="return self.norm(x + self.dropout(sublayer(x)))",
+        new="return self.dropout(self.norm(x + sublayer(x)))",
+        message="The dropout acts on the normalised sum, dropout(norm(x + sublayer(x))), as in some public "
+        "Transformer blocks: drop the sublayer's output before adding x, norm(x + dropout(sublayer(x))).",
     ),
     Mistake(
         id="encoder_mask_ignored",
