@@ -33,6 +33,12 @@ GRADIENT = Tolerance(rtol=1e-4, atol=2e-5, why="float32 gradients summed in anot
 # CPUs and a GPU, and stays far below the 1e-2 that a mistake moves a value.
 LAYER = Tolerance(rtol=1e-4, atol=3e-5, why="float32 through attention, two norms and the feed-forward network")
 LAYER_GRADIENT = Tolerance(rtol=1e-4, atol=5e-5, why="float32 gradients back through a whole layer")
+# A norm's output also depends on its eps where a token's features barely vary: a norm
+# built with eps 1e-6 (TensorFlow's default, and the annotated transformer's) rather than
+# the contract's 1e-5 scales x_hat by 1 + (1e-5 - 1e-6) / (2 var). The SublayerConnection
+# and EncoderLayer checks feed residual streams of std 2 (every token normalised there has
+# a variance of 0.28 or more), which keeps that effect 10 times under the tolerances above:
+# eps is judged by LayerNorm's own checks, which pass it explicitly, and nowhere else.
 
 
 def parameter(owner, path: str, name: str):
@@ -84,15 +90,15 @@ def pattern_dropout(keep, p: float, impl, where: str):
     return PatternDropout().to(impl.device)
 
 
-def set_mode(layer, name: str, keep, p: float, impl, where: str) -> None:
+def set_mode(layer, keep, p: float, impl, where: str) -> None:
     """Eval mode; or, when ``keep`` is given, train mode with layer.dropout replaced by a known pattern."""
     import torch
 
     if keep is None:
         layer.eval()
     else:
-        if not isinstance(getattr(layer, "dropout", None), torch.nn.Module):
-            raise ContractError(f"{name} should have an attribute dropout, an nn.Dropout")
+        # Put in place even where the module has no dropout attribute of its own: code that
+        # never calls self.dropout computes without one, and the feedback can say so.
         layer.dropout = pattern_dropout(keep, p, impl, where)
         layer.train()
     # A dropout drawn at random where the contract has none draws the same numbers in
@@ -139,7 +145,7 @@ def feed_forward(impl, d_model, d_ff, weights, x, grad_out, p=0.0, keep=None):
     in train mode when ``keep`` (seq, d_ff) is given, with that pattern as its dropout."""
     layer = module(impl, "PositionwiseFeedForward", d_model, d_ff, dropout=p)
     load_weights(layer, weights, impl, "PositionwiseFeedForward")
-    set_mode(layer, "PositionwiseFeedForward", keep, p, impl, "the hidden layer (batch, seq, d_ff)")
+    set_mode(layer, keep, p, impl, "the hidden layer (batch, seq, d_ff)")
     x = impl.tensor(x).requires_grad_(True)
     out = layer(x)
     (out * impl.tensor(grad_out)).sum().backward()
@@ -163,7 +169,7 @@ def sublayer_connection(impl, d_model, weights, sublayer, x, grad_out, p=0.0, ke
     inner = torch.nn.Linear(d_model, d_model).to(impl.device)
     load(inner.weight, sublayer["weight"], impl, "the sublayer's weight")
     load(inner.bias, sublayer["bias"], impl, "the sublayer's bias")
-    set_mode(layer, "SublayerConnection", keep, p, impl, "the sublayer's output (batch, seq, d_model)")
+    set_mode(layer, keep, p, impl, "the sublayer's output (batch, seq, d_model)")
     x = impl.tensor(x).requires_grad_(True)
     out = layer(x, inner)
     (out * impl.tensor(grad_out)).sum().backward()
@@ -190,7 +196,7 @@ def encoder_layer(impl, d_model, n_heads, d_ff, weights, x, grad_out, mask=None,
 
     layer = module(impl, "EncoderLayer", d_model, n_heads, d_ff, dropout=p)
     load_weights(layer, weights, impl, "EncoderLayer")
-    set_mode(layer, "EncoderLayer", None, p, impl, "")
+    set_mode(layer, None, p, impl, "")
     x = impl.tensor(x).requires_grad_(True)
     out = layer(x, None if mask is None else impl.tensor(mask))
     if not isinstance(out, torch.Tensor):

@@ -34,7 +34,7 @@ def sublayer_inputs(seed, batch, seq, d_model, **extra):
         "d_model": d_model,
         "weights": norm(seed, d_model, "norm."),
         "sublayer": {"weight": sublayer["sublayer.weight"], "bias": sublayer["sublayer.bias"]},
-        "x": normal(seed + 3, batch, seq, d_model),
+        "x": normal(seed + 3, batch, seq, d_model, scale=2.0),
         "grad_out": normal(seed + 4, batch, seq, d_model),
         **extra,
     }
@@ -46,7 +46,7 @@ def encoder_inputs(seed, batch, seq, d_model, n_heads, d_ff, **extra):
         "n_heads": n_heads,
         "d_ff": d_ff,
         "weights": encoder(seed, d_model, d_ff),
-        "x": normal(seed + 10, batch, seq, d_model),
+        "x": normal(seed + 10, batch, seq, d_model, scale=2.0),
         "grad_out": normal(seed + 11, batch, seq, d_model),
         **extra,
     }

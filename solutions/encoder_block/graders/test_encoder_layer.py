@@ -18,7 +18,7 @@ def inputs(seed, batch, seq, d_model, n_heads, d_ff, **extra):
         "n_heads": n_heads,
         "d_ff": d_ff,
         "weights": encoder(seed, d_model, d_ff),
-        "x": normal(seed + 10, batch, seq, d_model),
+        "x": normal(seed + 10, batch, seq, d_model, scale=2.0),  # std 2: see probes.py on eps
         "grad_out": normal(seed + 11, batch, seq, d_model),
         **extra,
     }

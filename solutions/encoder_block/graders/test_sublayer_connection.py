@@ -17,7 +17,7 @@ def inputs(seed, batch, seq, d_model, **extra):
         "d_model": d_model,
         "weights": norm(seed, d_model, "norm."),
         "sublayer": {"weight": sublayer["sublayer.weight"], "bias": sublayer["sublayer.bias"]},
-        "x": normal(seed + 3, batch, seq, d_model),
+        "x": normal(seed + 3, batch, seq, d_model, scale=2.0),  # std 2: see probes.py on eps
         "grad_out": normal(seed + 4, batch, seq, d_model),
         **extra,
     }
