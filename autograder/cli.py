@@ -149,7 +149,7 @@ def cmd_doctor(args) -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m autograder",
-        description="Build, release and grade the attention assignments.",
+        description="Build, release and grade the Transformer attention assignments.",
         epilog="Grade commands exit with 0 (graded), 1 (under --fail-under), 2 (bad input) or 3 (the kit could not grade).",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

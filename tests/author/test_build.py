@@ -207,6 +207,30 @@ def test_every_numpy_stub_raises_naming_its_exercise():
             calls[name](namespace[name])
 
 
+def test_every_encoder_block_stub_raises_naming_its_exercise():
+    """Does each blank encoder_block stub raise NotImplementedError naming its exercise, while the given attention runs?"""
+    import torch
+
+    from autograder import assignment as assignments
+
+    encoder = assignments.get("encoder_block")
+    namespace = {}
+    exec(compile(encoder.stub_path.read_text(), str(encoder.stub_path), "exec"), namespace)
+    x = torch.zeros(1, 2, 4)
+    output, attn_probs = namespace["MultiHeadAttention"](4, 2)(x, x, x)  # given code, not an exercise
+    assert output.shape == (1, 2, 4) and attn_probs.shape == (1, 2, 2, 2)
+    calls = {
+        "LayerNorm": lambda f: f(4)(x),
+        "PositionwiseFeedForward": lambda f: f(4, 8)(x),
+        "SublayerConnection": lambda f: f(4)(x, lambda y: y),
+        "EncoderLayer": lambda f: f(4, 2, 8)(x),
+    }
+    assert set(calls) == set(encoder.graded)
+    for number, name in enumerate(encoder.graded, start=1):
+        with pytest.raises(NotImplementedError, match=rf"Exercise {number} \({name}\)"):
+            calls[name](namespace[name])
+
+
 def test_visible_data_keep_devices_with_their_arrays(mha):
     """Do the stored expected outputs of a tensor say so (device), as the grader's do?"""
     data = json.loads(bundle_of(mha.release_dir / mha.notebook_name)["visible.json"])

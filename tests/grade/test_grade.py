@@ -89,6 +89,10 @@ def test_points_add_up_exactly(mha, mha_grader):
         ("tests/heldout/mha/correct_repo", "mha"),
         ("release/attention_numpy/attention_numpy.ipynb", "attention_numpy"),
         ("assignments/attention_numpy.py", "attention_numpy"),
+        ("release/encoder_block/encoder_block.ipynb", "encoder_block"),
+        ("assignments/encoder_block.py", "encoder_block"),
+        # it also defines MultiHeadAttention (given code here, an exercise of mha): most names win
+        ("tests/heldout/encoder_block/correct_torch_style.py", "encoder_block"),
     ],
 )
 def test_assignment_is_inferred(path, name):

@@ -1,10 +1,11 @@
-"""Is the reference itself right? Checked against PyTorch's own attention."""
+"""Is the reference itself right? Checked against PyTorch's own attention and encoder layer."""
 
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 
+from autograder import assignment as assignments
 from autograder.grade.reference import Reference
 
 
@@ -65,3 +66,45 @@ def test_positional_table_matches_the_formula(ref):
 def test_tokenize_example(ref):
     """Does the reference give the contract's own example?"""
     assert ref.tokenize("Hello, what is a basic split?") == ["hello", "what", "is", "a", "basic", "split"]
+
+
+@pytest.fixture(scope="module")
+def encoder_ref():
+    return Reference.of(assignments.get("encoder_block")).impl
+
+
+@pytest.mark.parametrize(
+    "d_model, n_heads, d_ff, lengths", [(8, 2, 32, (5, 3)), (12, 3, 24, (4, 4, 2)), (64, 8, 256, (7, 1))]
+)
+def test_encoder_layer_matches_torch(encoder_ref, d_model, n_heads, d_ff, lengths):
+    """Does the reference's layer equal nn.TransformerEncoderLayer (post-norm, ReLU) with the same weights and padding?"""
+    torch.manual_seed(d_model + d_ff)
+    theirs = torch.nn.TransformerEncoderLayer(d_model, n_heads, d_ff, dropout=0.0, batch_first=True).eval()
+    assert not theirs.norm_first  # torch's default is the paper's post-norm, as the exercise's
+    ours = encoder_ref.EncoderLayer(d_model, n_heads, d_ff, dropout=0.0).eval()
+    with torch.no_grad():
+        for norm in (theirs.norm1, theirs.norm2):  # away from 1 and 0, so that each norm's weights count
+            norm.weight.normal_(1.0, 0.3)
+            norm.bias.normal_(0.0, 0.3)
+        attention = ours.self_attn  # torch keeps Wq, Wk, Wv stacked in in_proj_weight
+        for i, layer in enumerate((attention.Wq, attention.Wk, attention.Wv)):
+            layer.weight.copy_(theirs.self_attn.in_proj_weight[i * d_model : (i + 1) * d_model])
+            layer.bias.copy_(theirs.self_attn.in_proj_bias[i * d_model : (i + 1) * d_model])
+        pairs = [
+            (attention.Wo, theirs.self_attn.out_proj),
+            (ours.feed_forward.w_1, theirs.linear1),
+            (ours.feed_forward.w_2, theirs.linear2),
+            (ours.sublayer[0].norm, theirs.norm1),
+            (ours.sublayer[1].norm, theirs.norm2),
+        ]
+        for mine, torchs in pairs:
+            mine.weight.copy_(torchs.weight)
+            mine.bias.copy_(torchs.bias)
+    seq = max(lengths)
+    x = torch.randn(len(lengths), seq, d_model)
+    real = torch.arange(seq)[None, :] < torch.tensor(lengths)[:, None]  # (batch, seq), True on real tokens
+    # Gradients stay enabled, so torch takes its plain Python path, which computes the padded rows too.
+    expected = theirs(x, src_key_padding_mask=~real)
+    got = ours(x, real[:, None, None, :])
+    # Both sum the same float32 products in another order, through two norms of tokens of std ~1.
+    torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-5)

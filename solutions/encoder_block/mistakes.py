@@ -1,0 +1,152 @@
+"""The catalogue of known mistakes of the `encoder_block` assignment (see autograder/grade/mistakes.py).
+
+Each entry edits the reference's code of one graded name into a mistake students
+make; its message is what the feedback says when a student's outputs match it.
+The kit's tests grade every entry and require that it loses points on its own name,
+is named in the feedback, and costs nothing on names that do not call that code.
+"""
+
+from autograder.grade.mistakes import Mistake
+
+# The mistake of the demo's sample submission: the layer's own slip, which no other exercise calls.
+DEMO = "encoder_mask_ignored"
+
+MISTAKES = [
+    Mistake(
+        id="layernorm_unbiased_variance",
+        target="LayerNorm",
+        old="var = x.var(dim=-1, keepdim=True, unbiased=False)",
+        new="var = x.var(dim=-1, keepdim=True)",
+        message="The variance divides by d_model - 1 (torch's var and std are unbiased by default, as in the "
+        "annotated transformer's x.std(-1)): layer norm divides by d_model. Pass unbiased=False (or correction=0).",
+    ),
+    Mistake(
+        id="layernorm_eps_outside_the_square_root",
+        target="LayerNorm",
+        old="torch.sqrt(var + self.eps)",
+        new="(torch.sqrt(var) + self.eps)",
+        message="eps is added to the standard deviation, (x - mean) / (std + eps): it goes inside the square root, "
+        "(x - mean) / sqrt(var + eps). The two differ for tokens whose features barely vary.",
+    ),
+    Mistake(
+        id="layernorm_over_the_tokens",
+        target="LayerNorm",
+        old="mean = x.mean(dim=-1, keepdim=True)  # (..., 1)\n        var = x.var(dim=-1, keepdim=True, unbiased=False)",
+        new="mean = x.mean(dim=-2, keepdim=True)\n        var = x.var(dim=-2, keepdim=True, unbiased=False)",
+        message="The mean and variance are taken over the tokens (dim=-2), as batch norm does: layer norm takes them "
+        "over the features of each token, the last axis (dim=-1).",
+    ),
+    Mistake(
+        id="ffn_relu_missing",
+        target="PositionwiseFeedForward",
+        old="self.dropout(torch.relu(self.w_1(x)))",
+        new="self.dropout(self.w_1(x))",
+        message="There is no ReLU between w_1 and w_2: without it the two linear layers are one linear map. "
+        "Apply torch.relu to w_1(x).",
+    ),
+    Mistake(
+        id="ffn_gelu_instead_of_relu",
+        target="PositionwiseFeedForward",
+        old="self.dropout(torch.relu(self.w_1(x)))",
+        new="self.dropout(nn.functional.gelu(self.w_1(x)))",
+        message="The activation is GELU (as in BERT and GPT): the paper's feed-forward network, and this exercise, "
+        "use ReLU, max(0, h).",
+    ),
+    Mistake(
+        id="ffn_dropout_after_w_2",
+        target="PositionwiseFeedForward",
+        old="hidden = self.dropout(torch.relu(self.w_1(x)))  # (batch, seq, d_ff)\n        return self.w_2(hidden)",
+        new="hidden = torch.relu(self.w_1(x))\n        return self.dropout(self.w_2(hidden))",
+        message="The dropout acts on the output of w_2 (as nanoGPT's MLP does): here it acts on the hidden layer, "
+        "after the ReLU and before w_2 (SublayerConnection drops the sublayer's output).",
+    ),
+    Mistake(
+        id="ffn_dropout_in_eval_mode",
+        target="PositionwiseFeedForward",
+        old="self.dropout(torch.relu(self.w_1(x)))",
+        new="nn.functional.dropout(torch.relu(self.w_1(x)), self.dropout.p)",
+        message="The dropout also drops in eval mode: nn.functional.dropout has training=True by default. "
+        "Call self.dropout(...), which follows train() and eval(), or pass training=self.training.",
+    ),
+    Mistake(
+        id="ffn_dropout_missing",
+        target="PositionwiseFeedForward",
+        old="hidden = self.dropout(torch.relu(self.w_1(x)))",
+        new="hidden = torch.relu(self.w_1(x))",
+        message="The hidden layer gets no dropout in training (d2l's PositionWiseFFN and many tutorials leave it out): "
+        "apply self.dropout after the ReLU, before w_2.",
+    ),
+    Mistake(
+        id="sublayer_pre_norm",
+        target="SublayerConnection",
+        old="return self.norm(x + self.dropout(sublayer(x)))",
+        new="return x + self.dropout(sublayer(self.norm(x)))",
+        message="This is pre-norm, x + dropout(sublayer(norm(x))), as many implementations (GPT-2, the annotated "
+        "transformer) write it: the exercise asks for the paper's post-norm, norm(x + dropout(sublayer(x))).",
+    ),
+    Mistake(
+        id="sublayer_residual_after_the_norm",
+        target="SublayerConnection",
+        old="return self.norm(x + self.dropout(sublayer(x)))",
+        new="return self.norm(self.dropout(sublayer(x))) + x",
+        message="x is added after the norm, norm(dropout(sublayer(x))) + x: add x first, then normalise the sum, "
+        "norm(x + dropout(sublayer(x))).",
+    ),
+    Mistake(
+        id="sublayer_residual_missing",
+        target="SublayerConnection",
+        old="return self.norm(x + self.dropout(sublayer(x)))",
+        new="return self.norm(self.dropout(sublayer(x)))",
+        message="The residual is missing: add the sublayer's input x to its output before the norm, "
+        "norm(x + dropout(sublayer(x))).",
+    ),
+    Mistake(
+        id="sublayer_dropout_on_the_sum",
+        target="SublayerConnection",
+        old="return self.norm(x + self.dropout(sublayer(x)))",
+        new="return self.norm(self.dropout(x + sublayer(x)))",
+        message="The dropout acts on the residual sum x + sublayer(x), so it also drops parts of x: drop the "
+        "sublayer's output only, then add x, norm(x + dropout(sublayer(x))).",
+    ),
+    Mistake(
+        id="sublayer_dropout_after_the_norm",
+        target="SublayerConnection",
+        old="return self.norm(x + self.dropout(sublayer(x)))",
+        new="return self.dropout(self.norm(x + sublayer(x)))",
+        message="The dropout acts on the normalised sum, dropout(norm(x + sublayer(x))), as in some public "
+        "Transformer blocks: drop the sublayer's output before adding x, norm(x + dropout(sublayer(x))).",
+    ),
+    Mistake(
+        id="encoder_mask_ignored",
+        target="EncoderLayer",
+        old="self.self_attn(y, y, y, mask)[0]",
+        new="self.self_attn(y, y, y)[0]",
+        message="The mask is not passed to self-attention, so real tokens attend to the padding: "
+        "call self_attn(y, y, y, mask).",
+    ),
+    Mistake(
+        id="encoder_attention_pair_kept",
+        target="EncoderLayer",
+        old="lambda y: self.self_attn(y, y, y, mask)[0]",
+        new="lambda y: self.self_attn(y, y, y, mask)",
+        message="The sublayer gives SublayerConnection the pair (output, attn_probs) that self_attn returns: "
+        "keep the output only, self_attn(y, y, y, mask)[0].",
+    ),
+    Mistake(
+        id="encoder_d_model_and_d_ff_swapped",
+        target="EncoderLayer",
+        old="self.feed_forward = PositionwiseFeedForward(d_model, d_ff, dropout)",
+        new="self.feed_forward = PositionwiseFeedForward(d_ff, d_model, dropout)",
+        message="d_model and d_ff are swapped when the feed-forward network is built: it is "
+        "PositionwiseFeedForward(d_model, d_ff, dropout), w_1 widening d_model to d_ff.",
+    ),
+    Mistake(
+        id="encoder_one_sublayer_twice",
+        target="EncoderLayer",
+        old="nn.ModuleList([SublayerConnection(d_model, dropout) for _ in range(2)])",
+        new="nn.ModuleList([SublayerConnection(d_model, dropout)] * 2)",
+        message="Both sublayers are the same module ([SublayerConnection(...)] * 2 repeats one object), so the "
+        "attention and the feed-forward network share one norm: build two, "
+        "[SublayerConnection(d_model, dropout) for _ in range(2)].",
+    ),
+]
