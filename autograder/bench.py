@@ -33,6 +33,7 @@ from pathlib import Path
 
 from . import KIT_ROOT
 from . import assignment as assignments
+from .author.build import master_path
 from .author.notebook import notebook_text
 from .author.release import nbgrader_env
 from .author.samples import sample_notebook
@@ -142,7 +143,7 @@ def grade_all(folder: Path, out: Path, jobs: int, label: str) -> Run:
 
 def nbgrader_autograde(assignment, paths: list[Path], course: Path) -> Run:
     (course / "source" / assignment.name).mkdir(parents=True)
-    shutil.copy(assignment.source_dir / assignment.notebook_name, course / "source" / assignment.name)
+    shutil.copy(master_path(assignment), course / "source" / assignment.name)
     env = nbgrader_env()
     subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", assignment.name, f"--CourseDirectory.root={course}", "--log-level=ERROR"],
                    cwd=KIT_ROOT, env=env, check=True, capture_output=True)  # fmt: skip

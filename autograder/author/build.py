@@ -48,6 +48,17 @@ def build(assignment: Assignment) -> list[str]:
     return [_relative(path) for path in changed]
 
 
+def master_path(assignment: Assignment) -> Path:
+    """source/<name>/<name>.ipynb, nbgrader's master notebook: built now from the assignment's folder.
+
+    source/ is never committed, so a fresh clone has none until something builds it; every
+    command that hands the master to nbgrader asks for it here rather than expecting it.
+    """
+    path = assignment.source_dir / assignment.notebook_name
+    _write(path, notebook_text(master_notebook(assignment, fresh_bundle_cell(assignment))))
+    return path
+
+
 def committed_bundle(assignment: Assignment) -> tuple[str, dict[str, str]] | None:
     """(cell, files) of the self-check bundle in the committed release, if there is one."""
     path = assignment.release_dir / assignment.notebook_name

@@ -34,6 +34,7 @@ def export(out: Path, assignment: Assignment, course: Path, overwrite: bool = Fa
     """Store every graded student's points; return {student id: total} as nbgrader now sees it."""
     from nbgrader.api import Gradebook, MissingEntry
 
+    from ..author.build import master_path
     from ..author.release import nbgrader_env, run_nbgrader
 
     os.environ["PATH"] = nbgrader_env()["PATH"]  # nbgrader's API runs the `alembic` script by name
@@ -55,10 +56,7 @@ def export(out: Path, assignment: Assignment, course: Path, overwrite: bool = Fa
             known = False
     if not known:
         (course / "source" / assignment.name).mkdir(parents=True, exist_ok=True)
-        source = assignment.source_dir / assignment.notebook_name
-        if not source.exists():
-            raise KitError(f"{source} is missing: run `python -m autograder build {assignment.name}` first")
-        shutil.copy(source, course / "source" / assignment.name / assignment.notebook_name)
+        shutil.copy(master_path(assignment), course / "source" / assignment.name / assignment.notebook_name)
         run_nbgrader(assignment, course)
     notebook = Path(assignment.notebook_name).stem
     totals, kept = {}, []

@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from autograder import KIT_ROOT
+from autograder.author.build import master_path
 from autograder.author.notebook import notebook_text
 from autograder.author.release import nbgrader_env, run_nbgrader
 from autograder.author.samples import sample_notebook, sample_path
@@ -41,7 +42,7 @@ def notebooks(mha, tmp_path_factory):
 def new_course(mha, root):
     """An nbgrader course with the assignment's master notebook (the build makes it under source/)."""
     (root / "source" / mha.name).mkdir(parents=True)
-    shutil.copy(mha.source_dir / mha.notebook_name, root / "source" / mha.name / mha.notebook_name)
+    shutil.copy(master_path(mha), root / "source" / mha.name / mha.notebook_name)
     return root
 
 
