@@ -195,6 +195,13 @@ MISTAKES = [
         message="The mask is true on the padding: it must be true where the token is NOT padding.",
     ),
     Mistake(
+        id="padding_mask_float",
+        target="make_padding_mask",
+        old="return (token_ids != pad_id)[:, None, None, :]",
+        new="return (token_ids != pad_id)[:, None, None, :].float()",
+        message="The mask is float: return a bool tensor (a comparison, or dtype=torch.bool), so that masks combine with &.",
+    ),
+    Mistake(
         id="causal_mask_above_diagonal",
         target="make_causal_mask",
         old="torch.tril(torch.ones(size, size, dtype=torch.bool))",
@@ -207,6 +214,13 @@ MISTAKES = [
         old="torch.tril(torch.ones(size, size, dtype=torch.bool))",
         new="torch.tril(torch.ones(size, size, dtype=torch.bool), diagonal=-1)",
         message="The diagonal is blocked, so a position cannot see itself: keep the diagonal (torch.tril with diagonal=0).",
+    ),
+    Mistake(
+        id="causal_mask_float",
+        target="make_causal_mask",
+        old="torch.tril(torch.ones(size, size, dtype=torch.bool))",
+        new="torch.tril(torch.ones(size, size))",
+        message="The mask is float (torch.ones makes float32 unless told otherwise): return a bool tensor (a comparison, or dtype=torch.bool), so that masks combine with &.",
     ),
     Mistake(
         id="output_projection_missing",
@@ -389,6 +403,13 @@ MISTAKES = [
         old="[None, None]  # (1, 1, size, size)",
         new="[None]",
         message="The mask has 3 axes, (1, size, size) (code whose layer adds the head axis itself): give it the shape (1, 1, size, size), so that it broadcasts over the batch and the heads.",
+    ),
+    Mistake(
+        id="padding_mask_long",
+        target="make_padding_mask",
+        old="return (token_ids != pad_id)[:, None, None, :]",
+        new="return (token_ids != pad_id).long()[:, None, None, :]",
+        message="The mask holds integers, 1 where the token counts (as Hugging Face's attention_mask does): return a bool tensor (the comparison itself, without .long()), so that masks combine with & into a bool mask.",
     ),
     Mistake(
         id="mha_without_divisibility_check",

@@ -253,16 +253,27 @@ def multi_head_attention_indivisible(impl, d_model, n_heads):
 # ------------------------------------------------------------------ masks
 
 
-@probe(mask=EXACT)
+# A mask's values are compared as "allowed where nonzero" (mask != 0), and its dtype on
+# its own: a float mask with the right values loses the dtype check only.
+MASK_OUTPUTS = {"mask": EXACT, "dtype": EXACT}
+
+
+def mask_outputs(mask) -> dict:
+    """Where the mask allows attention, and its dtype ("bool", "float32", ...; the type's name if not a tensor)."""
+    import torch
+
+    dtype = str(mask.dtype).removeprefix("torch.") if isinstance(mask, torch.Tensor) else type(mask).__name__
+    return {"mask": mask != 0, "dtype": np.str_(dtype)}
+
+
+@probe(**MASK_OUTPUTS)
 def padding_mask(impl, token_ids, pad_id):
-    mask = impl.make_padding_mask(impl.tensor(token_ids), pad_id=pad_id)
-    return {"mask": mask != 0}
+    return mask_outputs(impl.make_padding_mask(impl.tensor(token_ids), pad_id=pad_id))
 
 
-@probe(any_device=True, mask=EXACT)  # make_causal_mask takes no tensor: either device is right
+@probe(any_device=True, **MASK_OUTPUTS)  # make_causal_mask takes no tensor: either device is right
 def causal_mask(impl, size):
-    mask = impl.make_causal_mask(size)
-    return {"mask": mask != 0}
+    return mask_outputs(impl.make_causal_mask(size))
 
 
 # ------------------------------------------------------------------ plots

@@ -73,6 +73,22 @@ def test_a_crash_is_not_taken_for_a_builtin_call(mha, mha_grader, tmp_path):
     assert gate.status == "passed"
 
 
+@pytest.mark.slow
+def test_a_float_mask_with_the_right_values_loses_its_bool_check_only(mha, mha_grader, tmp_path):
+    """Does a float causal mask, right where it allows, lose only the check of its dtype, and hear why?"""
+    path = edited_reference(
+        mha, tmp_path, "torch.tril(torch.ones(size, size, dtype=torch.bool))", "torch.tril(torch.ones(size, size))"
+    )
+    report = mha_grader.grade(path)
+    assert lost_names(report) == ["make_causal_mask"]
+    score, top = report.by_name()["make_causal_mask"]
+    assert 0 < score < top
+    failed = [c for c in report.hidden if c.status == "failed"]
+    assert [c.title for c in failed] == ["returns a bool tensor, so that masks combine with &"]
+    assert "dtype: got 'float32', expected 'bool'" in failed[0].message
+    assert "The mask is float" in failed[0].message
+
+
 def test_first_difference_names_index_and_both_values():
     """Does a value mismatch say where, with both values, and how many differ?"""
     want = {"out": np.zeros((2, 3), dtype=np.float32)}
