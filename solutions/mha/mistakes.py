@@ -481,4 +481,25 @@ MISTAKES = [
         new='ax.matshow(attention[head].numpy(), cmap="bone")',
         message="Each head's colours are scaled to its own smallest and largest weight, so one shade means different weights in different heads: draw with vmin=0, vmax=1.",
     ),
+    Mistake(
+        id="positional_counted_from_one",
+        target="PositionalEncoding",
+        old="position = torch.arange(max_length, dtype=torch.float64).unsqueeze(1)",
+        new="position = torch.arange(1, max_length + 1, dtype=torch.float64).unsqueeze(1)",
+        message="The positions are counted from 1: the first token is at position 0, so row 0 of the table is sin(0) = 0 and cos(0) = 1 in every pair. Number the positions 0, 1, ..., max_length - 1 (torch.arange(max_length)).",
+    ),
+    Mistake(
+        id="encode_pads_without_cutting",
+        target="encode",
+        old="rows = [row[:length] + [stoi[PAD]] * (length - len(row[:length])) for row in ids]",
+        new="rows = [row + [stoi[PAD]] * (length - len(row)) for row in ids]",
+        message="Rows longer than max_length are padded but not cut: padding adds nothing to them, so the rows keep different lengths and torch.tensor refuses them. Cut each row to its first max_length ids (row[:length]), then pad.",
+    ),
+    Mistake(
+        id="mask_tested_for_truth",
+        target="scaled_dot_product_attention",
+        old="if mask is not None:",
+        new="if mask:",
+        message='`if mask:` asks a tensor of many values for one truth value, which PyTorch refuses ("Boolean value of Tensor with more than one value is ambiguous"). To ask whether a mask was given, compare it with None: `mask is not None`.',
+    ),
 ]
