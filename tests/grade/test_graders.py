@@ -84,7 +84,7 @@ def test_a_float_mask_with_the_right_values_loses_its_bool_check_only(mha, mha_g
     score, top = report.by_name()["make_causal_mask"]
     assert 0 < score < top
     failed = [c for c in report.hidden if c.status == "failed"]
-    assert [c.title for c in failed] == ["returns a bool tensor, so that masks combine with &"]
+    assert [c.title for c in failed] == ["gives a bool tensor (dtype torch.bool), which combines with other masks by &"]
     assert "dtype: got 'float32', expected 'bool'" in failed[0].message
     assert "The mask is float" in failed[0].message
 

@@ -17,5 +17,5 @@ def test_blocks_the_future(student, reference, size):
 
 
 def test_returns_a_bool_tensor(student, reference):
-    """returns a bool tensor, so that masks combine with &"""
+    """gives a bool tensor (dtype torch.bool), which combines with other masks by &"""
     expect_same(student, reference, probes.causal_mask, {"size": 4}, keys=("dtype",))

@@ -26,7 +26,7 @@ def test_blocks_padding(student, reference, token_ids, pad_id):
 
 
 def test_returns_a_bool_tensor(student, reference):
-    """returns a bool tensor, so that masks combine with &"""
+    """gives a bool tensor (dtype torch.bool), which combines with other masks by &"""
     token_ids, pad_id = CASES["padding at the ends of rows"]
     inputs = {"token_ids": token_ids.astype(np.int64), "pad_id": pad_id}
     expect_same(student, reference, probes.padding_mask, inputs, keys=("dtype",))
