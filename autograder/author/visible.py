@@ -45,10 +45,11 @@ def visible_checks(assignment: Assignment, reference: Reference) -> list[dict]:
         mistakes = []
         for mistake in catalogue.suspects(assignment, case.name):
             outputs, error = catalogue.mutant(assignment, mistake).outputs(probe_id, case.inputs)
+            entry = {"id": mistake.id, "target": mistake.target, "message": mistake.message}
             if error is not None:
-                mistakes.append({"id": mistake.id, "message": mistake.message, "error": error_kind(error)})
+                mistakes.append({**entry, "error": error_kind(error)})
             elif not matches(outputs, expected, {key: tolerances[key] for key in keys}):
-                mistakes.append({"id": mistake.id, "message": mistake.message, "outputs": _select(outputs, keys)})
+                mistakes.append({**entry, "outputs": _select(outputs, keys)})
         meta, arrays = wire.pack(case.inputs)
         checks.append(
             {
@@ -100,8 +101,8 @@ def equivalent(old: dict, new: dict) -> bool:
         tolerances = PROBES[a["probe"]].tolerances
         if not _same_outputs(a["expected"], b["expected"], tolerances):
             return False
-        if [(m["id"], m["message"], m.get("error")) for m in a["mistakes"]] != [
-            (m["id"], m["message"], m.get("error")) for m in b["mistakes"]
+        if [(m["id"], m.get("target"), m["message"], m.get("error")) for m in a["mistakes"]] != [
+            (m["id"], m.get("target"), m["message"], m.get("error")) for m in b["mistakes"]
         ]:
             return False
         if not all(

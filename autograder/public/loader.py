@@ -136,6 +136,31 @@ def defined_names(entry: Entry, done_only: bool = False) -> set[str]:
     return names
 
 
+def graded_calls(entry: Entry, graded: tuple[str, ...]) -> dict[str, set[str]]:
+    """For each graded name the submission defines, the other graded names its code mentions,
+    directly or through them: read from its source, never run."""
+    mentions: dict[str, set[str]] = {}
+    for source in _sources(entry):
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in graded:
+                names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+                mentions[node.name] = names & set(graded) - {node.name}  # the last definition counts
+    reached = {}
+    for name in mentions:
+        found: set[str] = set()
+        pending = set(mentions[name])
+        while pending:
+            callee = pending.pop()
+            found.add(callee)
+            pending |= mentions.get(callee, set()) - found - {name}
+        reached[name] = found
+    return reached
+
+
 def _skipped(path: Path, root: Path) -> bool:
     parts = path.relative_to(root).parts
     return any(part in SKIP_DIRS or part.startswith(".") for part in parts[:-1]) or parts[-1].startswith(".")

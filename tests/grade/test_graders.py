@@ -89,6 +89,46 @@ def test_a_float_mask_with_the_right_values_loses_its_bool_check_only(mha, mha_g
     assert "The mask is float" in failed[0].message
 
 
+@pytest.mark.slow
+def test_a_caller_points_to_the_failing_exercise_it_calls(mha, mha_grader, tmp_path):
+    """With scaled_dot_product_attention failing its own checks (its scores divided by sqrt(d_k * dim 1), which the
+    layer's outputs share with a mistake of the layer's own), does each failing check of MultiHeadAttention say
+    first to fix scaled_dot_product_attention, and name no mistake of the layer's own?"""
+    path = edited_reference(
+        mha,
+        tmp_path,
+        "scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)",
+        "scores = query @ key.transpose(-2, -1) / math.sqrt(d_k * query.size(1))",
+    )
+    report = mha_grader.grade(path)
+    failing = [c for c in report.checks if c.name == "MultiHeadAttention" and c.status == "failed"]
+    first = "MultiHeadAttention calls scaled_dot_product_attention, which fails its own check: fix that first."
+    assert failing and all(first in c.message.split("\n", 1)[0] for c in failing)
+    assert "mha_scaled_by_d_model" not in report.mistakes()
+
+
+@pytest.mark.slow
+def test_a_caller_that_does_not_call_the_failing_exercise_is_not_sent_to_it(mha, mha_grader, tmp_path):
+    """When the layer computes its attention inline (and forgets Wo), is a failing scaled_dot_product_attention left
+    out of its feedback, and the layer's own mistake named?"""
+    path = edited_reference(
+        mha,
+        tmp_path,
+        "A, attn_probs = scaled_dot_product_attention(Q, K, V, mask, self.dropout)\n"
+        "        return self.Wo(combine_heads(A)), attn_probs",
+        "scores = Q @ K.transpose(-2, -1) / math.sqrt(Q.size(-1))\n"
+        "        if mask is not None:\n"
+        '            scores = scores.masked_fill(mask == 0, float("-inf"))\n'
+        "        attn_probs = scores.softmax(dim=-1)\n"
+        "        return combine_heads(self.dropout(attn_probs) @ V), attn_probs",
+    )
+    path.write_text(path.read_text().replace("/ math.sqrt(d_k)  #", "#"))  # the free function, unscaled, fails
+    report = mha_grader.grade(path)
+    assert lost_names(report) == ["MultiHeadAttention", "scaled_dot_product_attention"]
+    assert not any("fix that first" in c.message for c in report.checks)
+    assert {"attention_not_scaled", "output_projection_missing"} <= set(report.mistakes())
+
+
 def test_first_difference_names_index_and_both_values():
     """Does a value mismatch say where, with both values, and how many differ?"""
     want = {"out": np.zeros((2, 3), dtype=np.float32)}

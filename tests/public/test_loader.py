@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from autograder.public.loader import BUNDLE_MARKER, Entry, SubmissionError, find_entry, load
+from autograder.public.loader import BUNDLE_MARKER, Entry, SubmissionError, find_entry, graded_calls, load
 
 GRADED = ("tokenize", "split_heads")
 
@@ -137,3 +137,17 @@ def test_a_notebook_nested_too_deep_is_a_clear_error(tmp_path):
     (tmp_path / "deep.ipynb").write_text("[" * 100_000 + "]" * 100_000)
     with pytest.raises(SubmissionError, match="not a readable notebook"):
         load(Entry("notebook", tmp_path / "deep.ipynb"))
+
+
+def test_graded_calls_are_read_from_the_source_through_other_exercises(tmp_path):
+    """Are the exercises each exercise calls, directly or through another, read from the last definition, unrun?"""
+    path = notebook(
+        tmp_path / "work.ipynb",
+        "def softmax(x):\n    return x",
+        "def qkv(x):\n    return softmax(x)",
+        "class Layer:\n    def forward(self, x):\n        return qkv(x)",
+        "def qkv(x):\n    return x  # redefined: no longer calls softmax",
+        "def alone(x):\n    raise SystemExit('never run')",
+    )
+    calls = graded_calls(Entry("notebook", path), ("softmax", "qkv", "Layer", "alone"))
+    assert calls == {"softmax": set(), "qkv": set(), "Layer": {"qkv"}, "alone": set()}
