@@ -29,6 +29,8 @@ class Visible:
     probe: object  # a probe function
     inputs: dict
     keys: tuple[str, ...] | None = None  # the outputs compared (default: all of the probe's)
+    # A check that only advises: where the outputs differ it passes all the same, with this note.
+    note: str | None = None
 
 
 def _select(outputs: dict, keys) -> dict:
@@ -61,6 +63,7 @@ def visible_checks(assignment: Assignment, reference: Reference) -> list[dict]:
                 "arrays": {key: wire.array_to_json(value) for key, value in arrays.items()},
                 "expected": _select(expected, keys),
                 "mistakes": mistakes,
+                **({"note": case.note} if case.note else {}),
             }
         )
     return checks

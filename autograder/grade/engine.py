@@ -206,6 +206,7 @@ class Grader:
                     "probe": case.probe.probe_id,
                     "keys": list(case.keys) if case.keys else None,
                     "inputs": case.inputs,
+                    **({"note": case.note} if case.note else {}),
                 }
             )
         return checks
@@ -345,6 +346,7 @@ class Grader:
                 "keys": check["keys"],
                 "mistakes": [],
                 "expected": _as_json(expected),
+                **({"note": check["note"]} if "note" in check else {}),
             }
             try:
                 got, error = view.run(check["probe"], check["inputs"]), None

@@ -10,8 +10,11 @@ The visible data (built by autograder/author/visible.py):
 
     {"assignment": name,
      "checks": [{name, title, probe, keys, inputs, arrays, expected,
-                 mistakes: [{id, target, message, outputs or error}]}],
+                 mistakes: [{id, target, message, outputs or error}], note (optional)}],
      "hidden": {name: {cases, titles}}}
+
+A check with a note only advises: where the outputs differ it passes all the same, and
+says its note (display_attention's figure made by pyplot, which a notebook shows twice).
 
 A mistake's target is the graded name whose code holds it: a check of a name that calls
 another exercise (MultiHeadAttention calls scaled_dot_product_attention) names that
@@ -44,6 +47,7 @@ class Outcome:
     message: str = ""
     mistakes: tuple[str, ...] = ()  # ids of the known mistakes the outputs match
     not_done: bool = False  # the exercise still holds its stub
+    note: bool = False  # passed, with advice in message
 
 
 def code_objects(exercise) -> list:
@@ -144,6 +148,8 @@ def judge(
     problems = differences(got, want, tolerances, device=device, any_device=probe.any_device)
     if not problems:
         return Outcome(name, title, True)
+    if check.get("note"):
+        return Outcome(name, title, True, check["note"], note=True)
     message, named = problems[0], []
     for mistake in (m for m in suspects if "outputs" in m):
         wrong = {key: wire.array_from_json(value) for key, value in mistake["outputs"].items()}
@@ -173,9 +179,9 @@ def report(name: str, outcomes: list[Outcome], hidden: str = "", failing_callees
     lines = [calls_failing(name, list(failing_callees))] if failing_callees and passed < len(outcomes) else []
     lines.append(f"{name}: {passed} of {len(outcomes)} visible checks pass")
     for outcome in outcomes:
-        mark = "ok  " if outcome.passed else "FAIL"
+        mark = "note" if outcome.note else "ok  " if outcome.passed else "FAIL"
         lines.append(f"  [{mark}] {outcome.title}")
-        if not outcome.passed:
+        if not outcome.passed or outcome.note:
             lines += [f"         {line}" for line in outcome.message.splitlines()]
     if hidden:
         lines.append(hidden)

@@ -14,7 +14,18 @@ import numpy as np
 # and in the students' self-check bundle (selfcheck_mha.course.mha). PyTorch is imported
 # inside the probes that use it: the grader reads the probes' tolerances without it.
 from ...public.probing import EXACT, ContractError, Tolerance, probe
-from ...public.torch_probes import close, fixed_dropout, grad, heatmaps, linear, load, module, pair, strings
+from ...public.torch_probes import (
+    fixed_dropout,
+    from_pyplot,
+    grad,
+    heatmaps,
+    linear,
+    load,
+    module,
+    pair,
+    pyplot_figures_closed,
+    strings,
+)
 
 # float32 keeps about 7 significant digits (eps = 1.2e-7). A correct implementation
 # may sum in another order than the reference (einsum or matmul, a hand-written softmax,
@@ -280,29 +291,32 @@ def causal_mask(impl, size):
 
 
 # The colour limits the contract asks for are 0 and 1, exact in every float type.
-@probe(heads=EXACT, data=FLOAT32, x_labels=EXACT, y_labels=EXACT, limits=EXACT)
+@probe(heads=EXACT, data=FLOAT32, x_labels=EXACT, y_labels=EXACT, limits=EXACT, from_pyplot=EXACT)
 def display_attention(impl, sentence, translation, attention, n_heads, n_rows, n_cols, requires_grad=False):
     """The figure's heatmaps; ``requires_grad`` passes weights that carry gradients, as a layer returns them.
 
-    limits: (heads, 2), each heatmap's (vmin, vmax).
+    limits: (heads, 2), each heatmap's (vmin, vmax); from_pyplot: whether pyplot made the
+    figure. Any pyplot figure the call opens is closed, so that none is left to show.
     """
     from matplotlib.figure import Figure
 
     weights = impl.tensor(attention).requires_grad_(requires_grad)
-    figure = impl.display_attention(
-        list(sentence), list(translation), weights, n_heads=n_heads, n_rows=n_rows, n_cols=n_cols
-    )
-    if not isinstance(figure, Figure):
-        raise ContractError(f"display_attention should return a matplotlib Figure, got {type(figure).__name__}")
-    drawn = heatmaps(figure)
-    close(figure)
+    with pyplot_figures_closed():
+        figure = impl.display_attention(
+            list(sentence), list(translation), weights, n_heads=n_heads, n_rows=n_rows, n_cols=n_cols
+        )
+        if not isinstance(figure, Figure):
+            raise ContractError(f"display_attention should return a matplotlib Figure, got {type(figure).__name__}")
+        drawn = heatmaps(figure)
+        pyplot_made = np.bool_(from_pyplot(figure))
     shape = (len(translation), len(sentence))
     if not drawn or any(data.shape != shape for data, _, _, _ in drawn):
-        return {"heads": np.int64(len(drawn))}
+        return {"heads": np.int64(len(drawn)), "from_pyplot": pyplot_made}
     return {
         "heads": np.int64(len(drawn)),
         "data": np.stack([data for data, _, _, _ in drawn]),
         "x_labels": np.array([x for _, x, _, _ in drawn], dtype=str),
         "y_labels": np.array([y for _, _, y, _ in drawn], dtype=str),
         "limits": np.array([limits for _, _, _, limits in drawn], dtype=np.float64),
+        "from_pyplot": pyplot_made,
     }

@@ -129,6 +129,21 @@ def test_a_caller_that_does_not_call_the_failing_exercise_is_not_sent_to_it(mha,
     assert {"attention_not_scaled", "output_projection_missing"} <= set(report.mistakes())
 
 
+@pytest.mark.slow
+def test_a_figure_from_pyplot_costs_nothing_and_gets_a_note(mha, mha_grader, tmp_path):
+    """Does a display_attention drawn with pyplot keep full marks, its visible check noting that Jupyter shows it twice?"""
+    path = edited_reference(
+        mha,
+        tmp_path,
+        'fig = Figure(figsize=(4 * n_cols, 4 * n_rows), layout="constrained")',
+        'import matplotlib.pyplot as plt\n    fig = plt.figure(figsize=(4 * n_cols, 4 * n_rows), layout="constrained")',
+    )
+    report = mha_grader.grade(path)
+    assert report.score == report.max_score
+    noted = [c for c in report.checks if "the figure comes from pyplot" in c.message]
+    assert [(c.kind, c.status) for c in noted] == [("visible", "passed")]
+
+
 def test_first_difference_names_index_and_both_values():
     """Does a value mismatch say where, with both values, and how many differ?"""
     want = {"out": np.zeros((2, 3), dtype=np.float32)}

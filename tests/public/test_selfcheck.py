@@ -80,3 +80,44 @@ def test_a_numpy_caller_names_every_failing_exercise_it_reaches(capsys):
     assert printed.startswith(
         "multi_head_attention calls softmax and qkv_attention, which fail their own checks: fix them first.\n"
     )
+
+
+PYPLOT_FIGURE = 'fig = Figure(figsize=(4 * n_cols, 4 * n_rows), layout="constrained")'
+
+
+def test_a_figure_from_pyplot_passes_with_a_note_and_is_closed(mha, capsys):
+    """Does a display_attention that draws with plt.subplots pass, with a note that the notebook shows it twice,
+    and leave no pyplot figure open for Jupyter to show under the check cell?"""
+    import matplotlib.pyplot as plt
+
+    namespace = student(mha, PYPLOT_FIGURE, 'fig = plt.figure(figsize=(4 * n_cols, 4 * n_rows), layout="constrained")')
+    namespace["plt"] = plt
+    before = plt.get_fignums()
+    SelfCheck(data(mha)).check(namespace["display_attention"])
+    printed = capsys.readouterr().out
+    assert plt.get_fignums() == before
+    assert "display_attention: 4 of 4 visible checks pass" in printed
+    assert "[note] builds its figure with Figure(...)" in printed
+    assert "the figure comes from pyplot, so the notebook shows it twice" in printed
+
+
+def test_a_failing_attempt_leaves_no_pyplot_figure(mha, capsys):
+    """Does a display_attention that opens pyplot figures and then raises leave none of them open?"""
+    import matplotlib.pyplot as plt
+
+    def display_attention(sentence, translation, attention, n_heads=8, n_rows=4, n_cols=2):
+        plt.subplots(n_rows, n_cols)
+        raise ValueError("not finished")
+
+    before = plt.get_fignums()
+    SelfCheck(data(mha)).check(display_attention)
+    assert "FAIL" in capsys.readouterr().out
+    assert plt.get_fignums() == before
+
+
+def test_a_figure_built_with_figure_has_no_note(mha, capsys):
+    """Does the reference's display_attention pass without any note?"""
+    namespace = student(mha, PYPLOT_FIGURE, PYPLOT_FIGURE + "  # as given")
+    SelfCheck(data(mha)).check(namespace["display_attention"])
+    printed = capsys.readouterr().out
+    assert "4 of 4 visible checks pass" in printed and "[note]" not in printed
