@@ -71,7 +71,8 @@ class SelfCheck:
         missing = [getattr(e, "__name__", str(e)) for e in exercises if not self.passes(e)]
         if missing:
             print(
-                f"This cell waits for {', '.join(missing)}: it runs once {'they pass their' if len(missing) > 1 else 'it passes its'} checks."
+                f"This cell waits for {', '.join(missing)}: run this cell again once "
+                f"{'they pass their' if len(missing) > 1 else 'it passes its'} checks."
             )
         return not missing
 

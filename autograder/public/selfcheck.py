@@ -35,7 +35,7 @@ import numpy as np
 
 from . import wire
 from .compare import differences, matches
-from .loader import STUB_MARKER
+from .loader import holds_stub
 from .probing import PROBES, Implementation, error_kind, run_probe
 
 
@@ -69,7 +69,7 @@ def stub_message(exercise) -> str | None:
     """The message of the stub's NotImplementedError an exercise (a function, a class's methods) still holds."""
     for code in code_objects(exercise):
         for constant in code.co_consts:
-            if isinstance(constant, str) and STUB_MARKER in constant:
+            if isinstance(constant, str) and holds_stub(constant):
                 return constant
     return None
 
@@ -137,7 +137,7 @@ def judge(
     name, title = check["name"], check["title"]
     suspects = [m for m in check["mistakes"] if not (failing_callees and m.get("target", name) == name)]
     if error:
-        not_done = STUB_MARKER in error and f"({name})" in error  # its own stub, not a called exercise's
+        not_done = holds_stub(error) and f"({name})" in error  # its own stub, not a called exercise's
         named = [m for m in suspects if m.get("error") is not None and m["error"] == error_kind(error)]
         message = error + "".join(_known(m, name) for m in named)
         return Outcome(name, title, False, message, tuple(m["id"] for m in named), not_done=not_done)

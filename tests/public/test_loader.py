@@ -4,7 +4,15 @@ import json
 
 import pytest
 
-from autograder.public.loader import BUNDLE_MARKER, Entry, SubmissionError, find_entry, graded_calls, load
+from autograder.public.loader import (
+    BUNDLE_MARKER,
+    Entry,
+    SubmissionError,
+    defined_names,
+    find_entry,
+    graded_calls,
+    load,
+)
 
 GRADED = ("tokenize", "split_heads")
 
@@ -103,6 +111,24 @@ def test_the_untouched_release_beside_the_students_notebook_is_not_graded(mha, t
     shutil.copy(mha.release_dir / mha.notebook_name, tmp_path / "mha.ipynb")  # every exercise still a stub
     notebook(tmp_path / "my_work.ipynb", "def tokenize(text):\n    return text.split()")
     assert find_entry(tmp_path, mha.graded) == Entry("notebook", tmp_path / "my_work.ipynb")
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Exercise 1 (tokenize): replace the `raise NotImplementedError` line in the exercise cell with your code.",
+        "Exercise 1 (tokenize): replace this line with your code.",  # what notebooks handed out earlier say
+    ],
+    ids=["this release's stub", "an earlier release's stub"],
+)
+def test_a_stub_of_any_release_is_not_done_work(tmp_path, message):
+    """Does a definition that still raises a stub's error, in this release's words or an earlier one's, count as not done?"""
+    path = notebook(
+        tmp_path / "work.ipynb",
+        f"def tokenize(text):\n    # YOUR CODE HERE\n    raise NotImplementedError({message!r})",
+        "def split_heads(x, n):\n    return x",
+    )
+    assert defined_names(Entry("notebook", path), done_only=True) == {"split_heads"}
 
 
 def test_the_self_check_cell_never_runs_when_grading(tmp_path):

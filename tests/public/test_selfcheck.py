@@ -121,3 +121,22 @@ def test_a_figure_built_with_figure_has_no_note(mha, capsys):
     SelfCheck(data(mha)).check(namespace["display_attention"])
     printed = capsys.readouterr().out
     assert "4 of 4 visible checks pass" in printed and "[note]" not in printed
+
+
+def test_a_waiting_demo_says_to_run_it_again(mha, capsys):
+    """Does a demo that waits for an exercise say that it must be run again once the exercise passes?"""
+    from autograder.author.blocks import exercise_message
+
+    message = exercise_message(mha, "tokenize")
+
+    def tokenize(text):
+        raise NotImplementedError(message)
+
+    def build_vocab(texts):
+        raise NotImplementedError(message)
+
+    selfcheck = SelfCheck(data(mha))
+    assert selfcheck.needs(tokenize) is False
+    assert "This cell waits for tokenize: run this cell again once it passes its checks." in capsys.readouterr().out
+    assert selfcheck.needs(tokenize, build_vocab) is False
+    assert "run this cell again once they pass their checks." in capsys.readouterr().out
