@@ -19,7 +19,7 @@ def positional_encoding(seq_len, d_model):
         returns (seq_len, d_model); d_model is even.
     """
     # YOUR CODE HERE
-    raise NotImplementedError('Exercise 1 (positional_encoding): replace this line with your code.')
+    raise NotImplementedError('Exercise 1 (positional_encoding): replace the `raise NotImplementedError` line in the exercise cell with your code.')
 
 
 def softmax(x, axis=-1):
@@ -37,7 +37,7 @@ def softmax(x, axis=-1):
         An array of x's shape.
     """
     # YOUR CODE HERE
-    raise NotImplementedError('Exercise 2 (softmax): replace this line with your code.')
+    raise NotImplementedError('Exercise 2 (softmax): replace the `raise NotImplementedError` line in the exercise cell with your code.')
 
 
 def basic_self_attention(x):
@@ -51,7 +51,7 @@ def basic_self_attention(x):
         x: (n, d) -> returns y: (n, d)
     """
     # YOUR CODE HERE
-    raise NotImplementedError('Exercise 3 (basic_self_attention): replace this line with your code.')
+    raise NotImplementedError('Exercise 3 (basic_self_attention): replace the `raise NotImplementedError` line in the exercise cell with your code.')
 
 
 def qkv_attention(x, W_q, W_k, W_v, scale=True):
@@ -65,7 +65,7 @@ def qkv_attention(x, W_q, W_k, W_v, scale=True):
         returns (n, d_v)
     """
     # YOUR CODE HERE
-    raise NotImplementedError('Exercise 4 (qkv_attention): replace this line with your code.')
+    raise NotImplementedError('Exercise 4 (qkv_attention): replace the `raise NotImplementedError` line in the exercise cell with your code.')
 
 
 def multi_head_attention(x, W_q, W_k, W_v, W_o, n_heads):
@@ -81,4 +81,4 @@ def multi_head_attention(x, W_q, W_k, W_v, W_o, n_heads):
         returns (n, d_model)
     """
     # YOUR CODE HERE
-    raise NotImplementedError('Exercise 5 (multi_head_attention): replace this line with your code.')
+    raise NotImplementedError('Exercise 5 (multi_head_attention): replace the `raise NotImplementedError` line in the exercise cell with your code.')

@@ -85,7 +85,7 @@ class LayerNorm(nn.Module):
 
     def forward(self, x):
         # YOUR CODE HERE
-        raise NotImplementedError('Exercise 1 (LayerNorm): replace this line with your code.')
+        raise NotImplementedError('Exercise 1 (LayerNorm): replace the `raise NotImplementedError` line in the exercise cell with your code.')
 
 
 class PositionwiseFeedForward(nn.Module):
@@ -119,7 +119,7 @@ class PositionwiseFeedForward(nn.Module):
 
     def forward(self, x):
         # YOUR CODE HERE
-        raise NotImplementedError('Exercise 2 (PositionwiseFeedForward): replace this line with your code.')
+        raise NotImplementedError('Exercise 2 (PositionwiseFeedForward): replace the `raise NotImplementedError` line in the exercise cell with your code.')
 
 
 class SublayerConnection(nn.Module):
@@ -153,7 +153,7 @@ class SublayerConnection(nn.Module):
 
     def forward(self, x, sublayer):
         # YOUR CODE HERE
-        raise NotImplementedError('Exercise 3 (SublayerConnection): replace this line with your code.')
+        raise NotImplementedError('Exercise 3 (SublayerConnection): replace the `raise NotImplementedError` line in the exercise cell with your code.')
 
 
 class EncoderLayer(nn.Module):
@@ -189,4 +189,4 @@ class EncoderLayer(nn.Module):
 
     def forward(self, x, mask=None):
         # YOUR CODE HERE
-        raise NotImplementedError('Exercise 4 (EncoderLayer): replace this line with your code.')
+        raise NotImplementedError('Exercise 4 (EncoderLayer): replace the `raise NotImplementedError` line in the exercise cell with your code.')

@@ -30,7 +30,7 @@ def tokenize(text):
         list[str]: the words, e.g. ``["hello", "what", "is", "a", "basic", "split"]``.
     """
     # YOUR CODE HERE
-    raise NotImplementedError('Exercise 1 (tokenize): replace this line with your code.')
+    raise NotImplementedError('Exercise 1 (tokenize): replace the `raise NotImplementedError` line in the exercise cell with your code.')
 
 
 def build_vocab(texts):
@@ -46,7 +46,7 @@ def build_vocab(texts):
         dict[str, int]: ``stoi``, from token to id.
     """
     # YOUR CODE HERE
-    raise NotImplementedError('Exercise 2 (build_vocab): replace this line with your code.')
+    raise NotImplementedError('Exercise 2 (build_vocab): replace the `raise NotImplementedError` line in the exercise cell with your code.')
 
 
 def encode(texts, stoi, max_length=None):
@@ -66,7 +66,7 @@ def encode(texts, stoi, max_length=None):
         LongTensor of shape (batch, L).
     """
     # YOUR CODE HERE
-    raise NotImplementedError('Exercise 3 (encode): replace this line with your code.')
+    raise NotImplementedError('Exercise 3 (encode): replace the `raise NotImplementedError` line in the exercise cell with your code.')
 
 
 class Embeddings(nn.Module):
@@ -87,7 +87,7 @@ class Embeddings(nn.Module):
 
     def forward(self, x):
         # YOUR CODE HERE
-        raise NotImplementedError('Exercise 4 (Embeddings): replace this line with your code.')
+        raise NotImplementedError('Exercise 4 (Embeddings): replace the `raise NotImplementedError` line in the exercise cell with your code.')
 
 
 class PositionalEncoding(nn.Module):
@@ -117,7 +117,7 @@ class PositionalEncoding(nn.Module):
 
     def forward(self, x):
         # YOUR CODE HERE
-        raise NotImplementedError('Exercise 5 (PositionalEncoding): replace this line with your code.')
+        raise NotImplementedError('Exercise 5 (PositionalEncoding): replace the `raise NotImplementedError` line in the exercise cell with your code.')
 
 
 def split_heads(x, n_heads):
@@ -132,7 +132,7 @@ def split_heads(x, n_heads):
         x: (batch, seq, d_model) -> (batch, n_heads, seq, d_key)
     """
     # YOUR CODE HERE
-    raise NotImplementedError('Exercise 6 (split_heads): replace this line with your code.')
+    raise NotImplementedError('Exercise 6 (split_heads): replace the `raise NotImplementedError` line in the exercise cell with your code.')
 
 
 def combine_heads(x):
@@ -144,7 +144,7 @@ def combine_heads(x):
         x: (batch, n_heads, seq, d_key) -> (batch, seq, n_heads * d_key)
     """
     # YOUR CODE HERE
-    raise NotImplementedError('Exercise 7 (combine_heads): replace this line with your code.')
+    raise NotImplementedError('Exercise 7 (combine_heads): replace the `raise NotImplementedError` line in the exercise cell with your code.')
 
 
 def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
@@ -170,28 +170,28 @@ def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
         attn_probs: (..., q_len, k_len), before dropout; each row sums to 1.
     """
     # YOUR CODE HERE
-    raise NotImplementedError('Exercise 8 (scaled_dot_product_attention): replace this line with your code.')
+    raise NotImplementedError('Exercise 8 (scaled_dot_product_attention): replace the `raise NotImplementedError` line in the exercise cell with your code.')
 
 
 def make_padding_mask(token_ids, pad_id=0):
     """Block attention to padding tokens.
 
     Shapes:
-        token_ids: (batch, seq) -> mask (batch, 1, 1, seq), True where the token is
-        not ``pad_id``; it broadcasts over heads and queries.
+        token_ids: (batch, seq) -> mask (batch, 1, 1, seq), a bool tensor, True where
+        the token is not ``pad_id``; it broadcasts over heads and queries.
     """
     # YOUR CODE HERE
-    raise NotImplementedError('Exercise 9 (make_padding_mask): replace this line with your code.')
+    raise NotImplementedError('Exercise 9 (make_padding_mask): replace the `raise NotImplementedError` line in the exercise cell with your code.')
 
 
 def make_causal_mask(size):
     """Let position i attend to positions 0..i only (no peeking at later tokens).
 
     Shapes:
-        returns (1, 1, size, size), True on and below the diagonal.
+        returns a bool tensor (1, 1, size, size), True on and below the diagonal.
     """
     # YOUR CODE HERE
-    raise NotImplementedError('Exercise 10 (make_causal_mask): replace this line with your code.')
+    raise NotImplementedError('Exercise 10 (make_causal_mask): replace the `raise NotImplementedError` line in the exercise cell with your code.')
 
 
 class MultiHeadAttention(nn.Module):
@@ -224,7 +224,7 @@ class MultiHeadAttention(nn.Module):
 
     def forward(self, query, key, value, mask=None):
         # YOUR CODE HERE
-        raise NotImplementedError('Exercise 11 (MultiHeadAttention): replace this line with your code.')
+        raise NotImplementedError('Exercise 11 (MultiHeadAttention): replace the `raise NotImplementedError` line in the exercise cell with your code.')
 
 
 def display_attention(sentence, translation, attention, n_heads=8, n_rows=4, n_cols=2):
@@ -254,4 +254,4 @@ def display_attention(sentence, translation, attention, n_heads=8, n_rows=4, n_c
         returned, not shown.
     """
     # YOUR CODE HERE
-    raise NotImplementedError('Exercise 12 (display_attention): replace this line with your code.')
+    raise NotImplementedError('Exercise 12 (display_attention): replace the `raise NotImplementedError` line in the exercise cell with your code.')

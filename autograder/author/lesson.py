@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..assignment import Assignment
@@ -111,9 +111,13 @@ def check_contract(assignment: Assignment, lesson: list[LessonCell]) -> None:
 
 
 def with_needs(assignment: Assignment, cells: list[LessonCell]) -> list[LessonCell]:
-    """Each demo cell with its "# needs:" line: the exercises it uses, directly or through earlier demos."""
+    """Each demo cell with its "# needs:" line: the exercises it uses, directly or through earlier demos.
+
+    A waiting cell runs all or nothing, so every name a cell binds carries the needs of
+    the whole cell: a later cell that reads one of them waits as long as this one does.
+    """
     graded = list(assignment.graded)
-    made_from: dict[str, set[str]] = {}  # a name a demo cell defined -> the exercises it was made with
+    made_from: dict[str, set[str]] = {}  # a name a demo cell bound -> the exercises its cell needs
     result = []
     for cell in cells:
         if cell.kind != "code":
@@ -124,16 +128,24 @@ def with_needs(assignment: Assignment, cells: list[LessonCell]) -> list[LessonCe
             tree = ast.parse(body)
         except SyntaxError as error:
             raise KitError(f"{assignment.lesson_path}: a demo cell does not parse ({error}):\n{body}") from None
+        # Statement by statement, what the cell needs: `d_model = 8; print(d_model)` needs nothing,
+        # though an earlier cell made d_model with an exercise.
+        flow = dict(made_from)
         needs: set[str] = set()
-        for statement in tree.body:  # statement by statement: `d_model = 8` needs nothing
-            mine = {name for name in _reads(statement) if name in graded}
-            for name in _reads(statement):
-                mine |= made_from.get(name, set())
-            for name in _defined(statement):
+        bound: set[str] = set()
+        for statement in tree.body:
+            reads, binds = _reads(statement), _defined(statement)
+            mine = {name for name in reads if name in graded}
+            for name in reads:
+                mine |= flow.get(name, set())
+            for name in binds:
                 # A binding makes the name anew (a demo's loops run); `x += ...` keeps what x was made from.
-                keep = made_from.get(name, set()) if isinstance(statement, ast.AugAssign) else set()
-                made_from[name] = keep | mine
+                keep = flow.get(name, set()) if isinstance(statement, ast.AugAssign) else set()
+                flow[name] = keep | mine
             needs |= mine
+            bound |= binds
+        for name in bound:
+            made_from[name] = set(needs)
         ordered = [name for name in graded if name in needs]
         text = (f"# needs: {', '.join(ordered)}\n" if ordered else "") + body.lstrip("\n")
         result.append(replace(cell, text=text))
@@ -141,25 +153,148 @@ def with_needs(assignment: Assignment, cells: list[LessonCell]) -> list[LessonCe
 
 
 def _reads(statement: ast.stmt) -> set[str]:
-    """The names a statement reads: for an assignment, those of its value (and of its targets' indices);
-    for other statements, the names it loads without binding them itself (a loop's variable is its own)."""
-    loads = {node.id for node in ast.walk(statement) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+    """The global names a top-level statement reads: for an assignment, those of its value (and of its
+    targets' indices, and ``x`` itself in ``x += ...``); for other statements, the names it loads
+    without binding them itself (a loop's variable is its own). A function's parameters and locals,
+    a lambda's arguments and a comprehension's variables are not globals."""
+    reads = _scan(statement).reads
+    if isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name):
+        return reads | {statement.target.id}
     if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-        return loads | (
-            {statement.target.id}
-            if isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name)
-            else set()
-        )
-    return loads - _defined(statement)
+        return reads
+    return reads - _defined(statement)
 
 
-def _defined(tree: ast.AST) -> set[str]:
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
+def _defined(statement: ast.stmt) -> set[str]:
+    """The global names a top-level statement binds (not the locals of the functions it defines)."""
+    return _scan(statement).binds
+
+
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+@dataclass
+class _Globals:
+    """The global names some code reads and binds, each name resolved in its scope as Python does.
+
+    A scope is visited with ``local``, the names it binds itself, and ``enclosing``, the
+    names local to the functions around it; a class body encloses nothing (its methods
+    and comprehensions do not see its names). Written as an AST walk rather than with
+    ``symtable``, whose scopes differ between Pythons (3.12 inlines comprehensions).
+    """
+
+    reads: set[str] = field(default_factory=set)
+    binds: set[str] = field(default_factory=set)
+
+    def visit(self, node: ast.AST, local: frozenset[str], enclosing: frozenset[str], in_function: bool) -> None:
+        inner = enclosing | local if in_function else enclosing  # what a nested function sees around it
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                if node.id not in local and node.id not in enclosing:
+                    self.reads.add(node.id)
+            else:
+                self._bind(node.id, local, enclosing)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
+            self._bind(node.name, local, enclosing)
+            around: list[ast.expr] = [*node.decorator_list]  # evaluated where the definition stands
+            if isinstance(node, ast.ClassDef):
+                around += [*node.bases, *(k.value for k in node.keywords)]
+            else:
+                around += [*_argument_defaults(node.args), *_annotations(node)]
+            for expression in around:
+                self.visit(expression, local, enclosing, in_function)
+            if isinstance(node, ast.ClassDef):  # a class body sees its own names; its methods do not
+                own, around_body, is_function = _scope_bindings(node.body), enclosing, False
+            else:
+                own, around_body, is_function = _scope_bindings(node.body) | _parameters(node.args), inner, True
+            for statement in node.body:
+                self.visit(statement, own, around_body, is_function)
+        elif isinstance(node, ast.Lambda):
+            for default in _argument_defaults(node.args):
+                self.visit(default, local, enclosing, in_function)
+            self.visit(node.body, _parameters(node.args), inner, True)
+        elif isinstance(node, COMPREHENSIONS):
+            first, *rest = node.generators
+            self.visit(first.iter, local, enclosing, in_function)  # evaluated where the comprehension stands
+            own = frozenset(_stored(g.target for g in node.generators))
+            parts: list[ast.expr] = [first.target, *first.ifs]
+            for generator in rest:
+                parts += [generator.target, generator.iter, *generator.ifs]
+            parts += [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+            for part in parts:
+                self.visit(part, own, inner, True)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
-    return names
+            for alias in node.names:
+                if alias.name != "*":
+                    self._bind((alias.asname or alias.name).split(".")[0], local, enclosing)
+        else:
+            name = _pattern_or_handler_name(node)
+            if name:
+                self._bind(name, local, enclosing)
+            for child in ast.iter_child_nodes(node):
+                self.visit(child, local, enclosing, in_function)
+
+    def _bind(self, name: str, local: frozenset[str], enclosing: frozenset[str]) -> None:
+        if name not in local and name not in enclosing:  # the module's own, or declared global
+            self.binds.add(name)
+
+
+def _scan(statement: ast.stmt) -> _Globals:
+    found = _Globals()
+    found.visit(statement, frozenset(), frozenset(), False)
+    return found
+
+
+def _scope_bindings(body: list[ast.stmt]) -> frozenset[str]:
+    """The names a function's or class's body binds in its own scope, less those it declares global or nonlocal."""
+    bound: set[str] = set()
+    declared: set[str] = set()
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared |= set(node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)  # its body is a scope of its own
+        elif isinstance(node, ast.Lambda):
+            pass  # a scope of its own
+        elif isinstance(node, COMPREHENSIONS):
+            # A scope of its own, but an assignment expression inside it binds here.
+            bound |= {n.target.id for n in ast.walk(node) if isinstance(n, ast.NamedExpr)}
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound |= {(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"}
+        else:
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                bound.add(node.id)
+            else:
+                bound |= set(filter(None, [_pattern_or_handler_name(node)]))
+            stack.extend(ast.iter_child_nodes(node))
+    return frozenset(bound - declared)
+
+
+def _pattern_or_handler_name(node: ast.AST) -> str | None:
+    """The name ``except E as name`` or a ``match`` pattern binds."""
+    if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+        return node.name
+    if isinstance(node, ast.MatchMapping):
+        return node.rest
+    return None
+
+
+def _parameters(args: ast.arguments) -> frozenset[str]:
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, *filter(None, [args.vararg, args.kwarg])]
+    return frozenset(a.arg for a in every)
+
+
+def _argument_defaults(args: ast.arguments) -> list[ast.expr]:
+    return [*args.defaults, *filter(None, args.kw_defaults)]
+
+
+def _annotations(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]:
+    args = function.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, *filter(None, [args.vararg, args.kwarg])]
+    return [a.annotation for a in every if a.annotation is not None] + ([function.returns] if function.returns else [])
+
+
+def _stored(targets) -> set[str]:
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}

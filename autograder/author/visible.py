@@ -29,6 +29,8 @@ class Visible:
     probe: object  # a probe function
     inputs: dict
     keys: tuple[str, ...] | None = None  # the outputs compared (default: all of the probe's)
+    # A check that only advises: where the outputs differ it passes all the same, with this note.
+    note: str | None = None
 
 
 def _select(outputs: dict, keys) -> dict:
@@ -45,10 +47,11 @@ def visible_checks(assignment: Assignment, reference: Reference) -> list[dict]:
         mistakes: list[dict[str, object]] = []
         for mistake in catalogue.suspects(assignment, case.name):
             outputs, error = catalogue.with_mistake(assignment, mistake).outputs(probe_id, case.inputs)
+            entry = {"id": mistake.id, "target": mistake.target, "message": mistake.message}
             if error is not None:
-                mistakes.append({"id": mistake.id, "message": mistake.message, "error": error_kind(error)})
+                mistakes.append({**entry, "error": error_kind(error)})
             elif not matches(outputs, expected, {key: tolerances[key] for key in keys}):
-                mistakes.append({"id": mistake.id, "message": mistake.message, "outputs": _select(outputs, keys)})
+                mistakes.append({**entry, "outputs": _select(outputs, keys)})
         meta, arrays = wire.pack(case.inputs)
         checks.append(
             {
@@ -60,6 +63,7 @@ def visible_checks(assignment: Assignment, reference: Reference) -> list[dict]:
                 "arrays": {key: wire.array_to_json(value) for key, value in arrays.items()},
                 "expected": _select(expected, keys),
                 "mistakes": mistakes,
+                **({"note": case.note} if case.note else {}),
             }
         )
     return checks
@@ -100,8 +104,8 @@ def equivalent(old: dict, new: dict) -> bool:
         tolerances = PROBES[a["probe"]].tolerances
         if not _same_outputs(a["expected"], b["expected"], tolerances):
             return False
-        if [(m["id"], m["message"], m.get("error")) for m in a["mistakes"]] != [
-            (m["id"], m["message"], m.get("error")) for m in b["mistakes"]
+        if [(m["id"], m.get("target"), m["message"], m.get("error")) for m in a["mistakes"]] != [
+            (m["id"], m.get("target"), m["message"], m.get("error")) for m in b["mistakes"]
         ]:
             return False
         if not all(

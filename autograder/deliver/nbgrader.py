@@ -83,8 +83,9 @@ def grade_in_notebook(assignment_name: str, name: str, namespace: dict) -> float
             evidence = [r.evidence for r in failing if r.evidence]
             if failing and len(evidence) == len(failing):
                 found = diagnose(assignment, name, evidence)
-                for mistake in found:
-                    failing[0].message += f"\nThis looks like a known mistake: {mistake.message}"
+                for mistake in found:  # a called name's mistake is said to be that name's
+                    where = "" if mistake.target == name else f" (in {mistake.target}, which {name} calls)"
+                    failing[0].message += f"\nThis looks like a known mistake{where}: {mistake.message}"
     if any(r.internal_error for r in results):
         raise RuntimeError("the grading kit failed: " + "; ".join(r.message for r in results if r.internal_error))
     report = summarize(

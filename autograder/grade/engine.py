@@ -25,7 +25,8 @@ from .. import assignment as assignments
 from ..assignment import Assignment
 from ..config import GradingConfig
 from ..errors import KitError
-from ..public.loader import SubmissionError, defined_names, find_entry
+from ..public.loader import SubmissionError, defined_names, find_entry, graded_calls
+from ..public.selfcheck import calls_failing
 from ..public.selfcheck import judge as judge_visible
 from ..results.model import CheckResult, Report
 from ..results.scoring import summarize
@@ -205,6 +206,7 @@ class Grader:
                     "probe": case.probe.probe_id,
                     "keys": list(case.keys) if case.keys else None,
                     "inputs": case.inputs,
+                    **({"note": case.note} if case.note else {}),
                 }
             )
         return checks
@@ -285,35 +287,46 @@ class Grader:
                     result.evidence = None  # a dead or hung process is no known mistake's doing
             results += mine
             results += self._visible_results(name, view)
-        self._diagnose_all(results)
+        self._diagnose_all(results, _graded_calls(entry, self.assignment.graded))
         return results
 
-    def _diagnose_all(self, results: list[CheckResult]) -> None:
+    def _diagnose_all(self, results: list[CheckResult], calls: dict[str, set[str]]) -> None:
         """Name known mistakes once every name is graded, called names before their callers:
-        what a name's own checks found decides which of its mistakes may explain its callers."""
+        what a name's own checks found decides which of its mistakes may explain its callers.
+
+        calls: the graded names each graded name's code (the student's) calls. A failing
+        check of a name that calls names failing their own checks says so first."""
         from .mistakes import callees_first
 
         hidden = [r for r in results if r.kind == "hidden"]
         failed = {r.name for r in hidden if not r.passed}
         named: dict[str, set[str]] = {}
         for name in callees_first(self.assignment):
+            callees = tuple(n for n in self.assignment.graded if n in calls.get(name, set()) & failed)
             mine = [r for r in hidden if r.name == name]
-            self._diagnose(name, mine, failed, named)
+            self._diagnose(name, mine, failed, named, callees)
             named[name] = {m for r in mine for m in r.mistakes}
+            if callees:
+                for failing in _first_failures([r for r in results if r.name == name]):
+                    failing.message = calls_failing(name, list(callees)) + "\n" + failing.message
 
-    def _diagnose(self, name: str, results: list[CheckResult], failed: set[str], named: dict[str, set[str]]) -> None:
+    def _diagnose(
+        self,
+        name: str,
+        results: list[CheckResult],
+        failed: set[str],
+        named: dict[str, set[str]],
+        failing_callees: tuple[str, ...] = (),
+    ) -> None:
         """Name the known mistakes that explain every failing case of a check."""
         from .mistakes import diagnose
 
-        by_check: dict[str, list[CheckResult]] = {}
-        for result in results:
-            by_check.setdefault(result.check, []).append(result)
-        for cases in by_check.values():
+        for cases in _by_check(results).values():
             failing = [c for c in cases if not c.passed]
             evidence = [c.evidence for c in failing if c.evidence]
             if not failing or len(evidence) < len(failing):
                 continue
-            found = diagnose(self.assignment, name, evidence, failed, named)
+            found = diagnose(self.assignment, name, evidence, failed, named, frozenset(failing_callees))
             for mistake in found:
                 where = "" if mistake.target == name else f" (in {mistake.target}, which {name} calls)"
                 failing[0].message += f"\nThis looks like a known mistake{where}: {mistake.message}"
@@ -333,6 +346,7 @@ class Grader:
                 "keys": check["keys"],
                 "mistakes": [],
                 "expected": _as_json(expected),
+                **({"note": check["note"]} if "note" in check else {}),
             }
             try:
                 got, error = view.run(check["probe"], check["inputs"]), None
@@ -398,6 +412,26 @@ def single_threaded(import_torch: bool = False) -> None:
         torch.set_num_interop_threads(1)
     except RuntimeError:
         pass  # set once per process, before any inter-op work: already so
+
+
+def _graded_calls(entry, graded: tuple[str, ...]) -> dict[str, set[str]]:
+    """The graded names each graded name of the submission calls; none where its source cannot be read."""
+    try:
+        return graded_calls(entry, graded)
+    except (SubmissionError, OSError):
+        return {}
+
+
+def _by_check(results: list[CheckResult]) -> dict[str, list[CheckResult]]:
+    by_check: dict[str, list[CheckResult]] = {}
+    for result in results:
+        by_check.setdefault(result.check, []).append(result)
+    return by_check
+
+
+def _first_failures(results: list[CheckResult]) -> list[CheckResult]:
+    """The first failing case of each check: the one whose message the feedback shows."""
+    return [failing[0] for cases in _by_check(results).values() if (failing := [c for c in cases if not c.passed])]
 
 
 def _process_level(message: str) -> bool:

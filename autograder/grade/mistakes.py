@@ -11,7 +11,9 @@ applied, it gives a wrong implementation. The kit uses the catalogue twice:
   not named. A mistake of a called name is named only when that name itself fails
   some check (code that passes all its own checks is not the one to fix), and only one
   its own checks named, when they named any; the caller's own look-alike mistakes are
-  then not named beside it.
+  then not named beside it. While a called name the caller's code uses fails its own
+  checks, none of the caller's own mistakes is named (a look-alike may be the called
+  name's doing): the feedback says to fix the called name first.
 * mutation tests: the kit's own tests grade every mistake and require that it loses
   points on its own name, is named in the feedback, and keeps full marks elsewhere.
 """
@@ -113,17 +115,21 @@ def diagnose(
     failures: list[dict],
     failed: set[str] | None = None,
     named: dict[str, set[str]] | None = None,
+    failing_callees: frozenset[str] = frozenset(),
 ) -> list[Mistake]:
     """The known mistakes that explain every failing case: each {"probe_id", "inputs", "got", "keys"} or {..., "error"}.
 
     ``failed``: the graded names that lost points, when known (None: one name graded
     alone, so any called name may be at fault); ``named``: the mistakes each called
-    name's own checks named.
+    name's own checks named; ``failing_callees``: the graded names the student's code of
+    ``name`` calls that lost points, whose mistakes only may be named.
     """
     if not failures:
         return []
     found = []
     for mistake in suspects(assignment, name):
+        if failing_callees and mistake.target == name:
+            continue  # a called name fails: what looks like the caller's own mistake may be its doing
         if failed is not None and mistake.target != name and mistake.target not in failed:
             continue  # the called name passes all its own checks: its code is not the one to fix
         if named and named.get(mistake.target) and mistake.id not in named[mistake.target] and mistake.target != name:

@@ -26,7 +26,17 @@ MAX_SOURCE_BYTES = 8 * 1024 * 1024  # a notebook with images can be large; code 
 # Never a student's work: tools' folders, and the course's own self-check bundle.
 SKIP_DIRS = {".git", ".ipynb_checkpoints", "__pycache__", ".venv", "venv", "env", "node_modules", ".github"}
 # Every stub's NotImplementedError says this: a definition that still holds it is not done.
-STUB_MARKER = "replace this line with your code"
+# It is printed under the check cell, so it says which line, in which cell.
+STUB_MARKER = "replace the `raise NotImplementedError` line in the exercise cell with your code"
+# What the stubs of earlier releases say, which notebooks already handed out still hold.
+STUB_MARKERS = (STUB_MARKER, "replace this line with your code")
+
+
+def holds_stub(text: str) -> bool:
+    """Whether a piece of code, or an error it raised, holds a stub's message (of this release or an earlier one)."""
+    return any(marker in text for marker in STUB_MARKERS)
+
+
 # The first line of the notebook cell that holds the self-check bundle: never run when grading.
 BUNDLE_MARKER = "#@title Self-checks: run this cell first."
 
@@ -126,7 +136,7 @@ def defined_names(entry: Entry, done_only: bool = False) -> set[str]:
             continue
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                if not (done_only and STUB_MARKER in (ast.get_source_segment(source, node) or "")):
+                if not (done_only and holds_stub(ast.get_source_segment(source, node) or "")):
                     names.add(node.name)
             elif isinstance(node, (ast.Assign, ast.AnnAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -134,6 +144,31 @@ def defined_names(entry: Entry, done_only: bool = False) -> set[str]:
             elif isinstance(node, ast.ImportFrom):
                 names |= {alias.asname or alias.name for alias in node.names}
     return names
+
+
+def graded_calls(entry: Entry, graded: tuple[str, ...]) -> dict[str, set[str]]:
+    """For each graded name the submission defines, the other graded names its code mentions,
+    directly or through them: read from its source, never run."""
+    mentions: dict[str, set[str]] = {}
+    for source in _sources(entry):
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in graded:
+                names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+                mentions[node.name] = names & set(graded) - {node.name}  # the last definition counts
+    reached = {}
+    for name in mentions:
+        found: set[str] = set()
+        pending = set(mentions[name])
+        while pending:
+            callee = pending.pop()
+            found.add(callee)
+            pending |= mentions.get(callee, set()) - found - {name}
+        reached[name] = found
+    return reached
 
 
 def _skipped(path: Path, root: Path) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from .probing import FRAME_NAMES, Implementation
-from .selfcheck import VisibleChecks, report
+from .selfcheck import VisibleChecks, names_read, report, stub_message
 
 NEEDS = re.compile(r"^#\s*needs:\s*(.*)$")
 
@@ -33,9 +33,29 @@ class SelfCheck:
             known = ", ".join(self.visible.names)
             print(f"check() takes one of the exercises themselves ({known}), not {exercise!r}")
             return
-        outcomes = self.visible.run(Implementation({name: exercise}, device=device), name)
+        failing = self.failing_callees(name, exercise)
+        outcomes = self.visible.run(Implementation({name: exercise}, device=device), name, failing)
         self._passed[name] = (exercise, all(o.passed for o in outcomes))
-        print(report(name, outcomes, self.visible.hidden_summary(name)))
+        print(report(name, outcomes, self.visible.hidden_summary(name), failing))
+
+    def failing_callees(self, name: str, exercise) -> tuple[str, ...]:
+        """The other exercises the code of ``exercise`` calls, directly or through them, that fail their own checks."""
+        if stub_message(exercise) is not None:
+            return ()  # not done itself: nothing it calls is run
+        functions = [exercise] + (
+            [v for v in vars(exercise).values() if callable(v)] if isinstance(exercise, type) else []
+        )
+        namespace: dict[str, object] = next(
+            (f.__globals__ for f in functions if isinstance(getattr(f, "__globals__", None), dict)), {}
+        )
+        called: dict[str, object] = {}
+        pending = [exercise]
+        while pending:
+            for callee in names_read(pending.pop()) & set(self.visible.names) - {name} - set(called):
+                if callee in namespace:
+                    called[callee] = namespace[callee]
+                    pending.append(called[callee])
+        return tuple(callee for callee in self.visible.names if callee in called and not self.passes(called[callee]))
 
     def passes(self, exercise) -> bool:
         """Whether an exercise passes its visible checks (run once per version of its code)."""
@@ -53,7 +73,8 @@ class SelfCheck:
         missing = [getattr(e, "__name__", str(e)) for e in exercises if not self.passes(e)]
         if missing:
             print(
-                f"This cell waits for {', '.join(missing)}: it runs once {'they pass their' if len(missing) > 1 else 'it passes its'} checks."
+                f"This cell waits for {', '.join(missing)}: run this cell again once "
+                f"{'they pass their' if len(missing) > 1 else 'it passes its'} checks."
             )
         return not missing
 

@@ -9,8 +9,18 @@ only its outputs on these few inputs.
 The visible data (built by autograder/author/visible.py):
 
     {"assignment": name,
-     "checks": [{name, title, probe, keys, inputs, arrays, expected, mistakes: [{id, message, outputs or error}]}],
+     "checks": [{name, title, probe, keys, inputs, arrays, expected,
+                 mistakes: [{id, target, message, outputs or error}], note (optional)}],
      "hidden": {name: {cases, titles}}}
+
+A check with a note only advises: where the outputs differ it passes all the same, and
+says its note (display_attention's figure made by pyplot, which a notebook shows twice).
+
+A mistake's target is the graded name whose code holds it: a check of a name that calls
+another exercise (MultiHeadAttention calls scaled_dot_product_attention) names that
+exercise's mistakes as its, not as the caller's own. When a called exercise fails its
+own checks, the caller's report says so first, and none of the caller's own mistakes is
+named: what looks like one may be the called exercise's doing.
 
 The same judging serves the student's notebook (public/notebook.py, outputs from this
 process) and the grader (outputs from the student's sandboxed process).
@@ -25,7 +35,7 @@ import numpy as np
 
 from . import wire
 from .compare import differences, matches
-from .loader import STUB_MARKER
+from .loader import holds_stub
 from .probing import PROBES, Implementation, error_kind, run_probe
 
 
@@ -37,28 +47,44 @@ class Outcome:
     message: str = ""
     mistakes: tuple[str, ...] = ()  # ids of the known mistakes the outputs match
     not_done: bool = False  # the exercise still holds its stub
+    note: bool = False  # passed, with advice in message
+
+
+def code_objects(exercise) -> list:
+    """The code of an exercise (a function, or a class's methods) and every code object nested in it."""
+    if isinstance(exercise, type):
+        members = [getattr(v, "__func__", getattr(v, "fget", v)) for v in vars(exercise).values()]
+    else:
+        members = [exercise] if callable(exercise) else []
+    found, pending = [], [getattr(m, "__code__", None) for m in members]
+    while pending:
+        code = pending.pop()
+        if code is not None:
+            found.append(code)
+            pending += [c for c in code.co_consts if hasattr(c, "co_consts")]
+    return found
 
 
 def stub_message(exercise) -> str | None:
     """The message of the stub's NotImplementedError an exercise (a function, a class's methods) still holds."""
-    functions = (
-        [exercise]
-        if callable(exercise) and not isinstance(exercise, type)
-        else list(vars(exercise).values())
-        if isinstance(exercise, type)
-        else []
-    )
-    codes = [getattr(f, "__code__", None) for f in functions]
-    while codes:
-        code = codes.pop()
-        if code is None:
-            continue
+    for code in code_objects(exercise):
         for constant in code.co_consts:
-            if isinstance(constant, str) and STUB_MARKER in constant:
+            if isinstance(constant, str) and holds_stub(constant):
                 return constant
-            if hasattr(constant, "co_consts"):
-                codes.append(constant)
     return None
+
+
+def names_read(exercise) -> set[str]:
+    """The global (and attribute) names the code of an exercise reads."""
+    return {name for code in code_objects(exercise) for name in code.co_names}
+
+
+def calls_failing(name: str, callees: list[str]) -> str:
+    """What a check of ``name`` says first when exercises it calls fail their own checks."""
+    if len(callees) == 1:
+        return f"{name} calls {callees[0]}, which fails its own check: fix that first."
+    listed = ", ".join(callees[:-1]) + f" and {callees[-1]}"
+    return f"{name} calls {listed}, which fail their own checks: fix them first."
 
 
 class VisibleChecks:
@@ -76,8 +102,11 @@ class VisibleChecks:
         arrays = {key: wire.array_from_json(value) for key, value in check["arrays"].items()}
         return wire.unpack(check["inputs"], {key: np.asarray(value) for key, value in arrays.items()})
 
-    def run(self, impl: Implementation, name: str) -> list[Outcome]:
-        """Run the visible checks of ``name`` on an implementation in this process."""
+    def run(self, impl: Implementation, name: str, failing_callees: tuple[str, ...] = ()) -> list[Outcome]:
+        """Run the visible checks of ``name`` on an implementation in this process.
+
+        failing_callees: the exercises ``name`` calls that fail their own checks.
+        """
         stub = stub_message(getattr(impl, name))
         if stub is not None:
             message = f"NotImplementedError: {stub}"
@@ -85,7 +114,7 @@ class VisibleChecks:
         outcomes = []
         for check in self.checks(name):
             got, error = run_probe(check["probe"], impl, copy.deepcopy(self.inputs(check)))
-            outcomes.append(judge(check, got, error, impl.device))
+            outcomes.append(judge(check, got, error, impl.device, failing_callees))
         return outcomes
 
     def hidden_summary(self, name: str) -> str:
@@ -97,13 +126,20 @@ class VisibleChecks:
         return "\n".join(lines)
 
 
-def judge(check: dict, got: dict, error: str | None, device: str = "cpu") -> Outcome:
-    """The outcome of one visible check, from the outputs of the student's code (or its error)."""
+def judge(
+    check: dict, got: dict, error: str | None, device: str = "cpu", failing_callees: tuple[str, ...] = ()
+) -> Outcome:
+    """The outcome of one visible check, from the outputs of the student's code (or its error).
+
+    failing_callees: the exercises the checked one calls that fail their own checks;
+    then only their mistakes are named, never the checked exercise's own.
+    """
     name, title = check["name"], check["title"]
+    suspects = [m for m in check["mistakes"] if not (failing_callees and m.get("target", name) == name)]
     if error:
-        not_done = STUB_MARKER in error
-        named = [m for m in check["mistakes"] if m.get("error") is not None and m["error"] == error_kind(error)]
-        message = error + "".join(f"\nThis looks like a known mistake: {m['message']}" for m in named)
+        not_done = holds_stub(error) and f"({name})" in error  # its own stub, not a called exercise's
+        named = [m for m in suspects if m.get("error") is not None and m["error"] == error_kind(error)]
+        message = error + "".join(_known(m, name) for m in named)
         return Outcome(name, title, False, message, tuple(m["id"] for m in named), not_done=not_done)
     probe = PROBES[check["probe"]]
     keys = check["keys"] or list(probe.tolerances)
@@ -112,26 +148,40 @@ def judge(check: dict, got: dict, error: str | None, device: str = "cpu") -> Out
     problems = differences(got, want, tolerances, device=device, any_device=probe.any_device)
     if not problems:
         return Outcome(name, title, True)
+    if check.get("note"):
+        return Outcome(name, title, True, check["note"], note=True)
     message, named = problems[0], []
-    for mistake in (m for m in check["mistakes"] if "outputs" in m):
+    for mistake in (m for m in suspects if "outputs" in m):
         wrong = {key: wire.array_from_json(value) for key, value in mistake["outputs"].items()}
         if matches(got, wrong, {key: tolerances[key] for key in keys if key in wrong}):
-            message += f"\nThis looks like a known mistake: {mistake['message']}"
+            message += _known(mistake, name)
             named.append(mistake["id"])
     return Outcome(name, title, False, message, tuple(named))
 
 
-def report(name: str, outcomes: list[Outcome], hidden: str = "") -> str:
-    """What a check cell prints: each visible check, what failed and why, what the hidden checks test."""
+def _known(mistake: dict, name: str) -> str:
+    """The line naming a known mistake: a called exercise's is said to be that exercise's."""
+    target = mistake.get("target", name)
+    where = "" if target == name else f" (in {target}, which {name} calls)"
+    return f"\nThis looks like a known mistake{where}: {mistake['message']}"
+
+
+def report(name: str, outcomes: list[Outcome], hidden: str = "", failing_callees: tuple[str, ...] = ()) -> str:
+    """What a check cell prints: each visible check, what failed and why, what the hidden checks test.
+
+    failing_callees: the exercises ``name`` calls that fail their own checks, said first
+    when a check of ``name`` fails.
+    """
     passed = sum(o.passed for o in outcomes)
     if outcomes and all(o.not_done for o in outcomes if not o.passed) and passed == 0:
         first = outcomes[0].message.split("NotImplementedError: ", 1)[-1].split(" (in ", 1)[0]
         return f"{name}: not done yet. {first}"
-    lines = [f"{name}: {passed} of {len(outcomes)} visible checks pass"]
+    lines = [calls_failing(name, list(failing_callees))] if failing_callees and passed < len(outcomes) else []
+    lines.append(f"{name}: {passed} of {len(outcomes)} visible checks pass")
     for outcome in outcomes:
-        mark = "ok  " if outcome.passed else "FAIL"
+        mark = "note" if outcome.note else "ok  " if outcome.passed else "FAIL"
         lines.append(f"  [{mark}] {outcome.title}")
-        if not outcome.passed:
+        if not outcome.passed or outcome.note:
             lines += [f"         {line}" for line in outcome.message.splitlines()]
     if hidden:
         lines.append(hidden)

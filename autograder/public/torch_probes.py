@@ -6,6 +6,9 @@ self-check bundle and run the same way on the reference and on a student's code.
 
 from __future__ import annotations
 
+import sys
+from contextlib import contextmanager
+
 import numpy as np
 
 from .probing import ContractError
@@ -100,10 +103,31 @@ def heatmaps(figure) -> list[tuple[np.ndarray, list[str], list[str], tuple[float
     return [h for h in found if h is not None]
 
 
-def close(figure) -> None:
-    import matplotlib.pyplot as plt
+@contextmanager
+def pyplot_figures_closed():
+    """Close every pyplot figure opened inside the block, whatever happens in it.
 
-    plt.close(figure)
+    A student's code that calls plt.subplots (and fails, or returns that figure) would
+    otherwise leave its figures for Jupyter to show under the check cell. pyplot is
+    only looked at if some code imported it: a figure made with Figure(...) needs nothing.
+    """
+    before = set(_pyplot().get_fignums()) if _pyplot() is not None else set()
+    try:
+        yield
+    finally:
+        plt = _pyplot()
+        if plt is not None:
+            for number in set(plt.get_fignums()) - before:
+                plt.close(number)
+
+
+def _pyplot():
+    return sys.modules.get("matplotlib.pyplot")
+
+
+def from_pyplot(figure) -> bool:
+    """Whether pyplot made the figure (plt.subplots, plt.figure): a notebook then shows it twice."""
+    return getattr(figure.canvas, "manager", None) is not None
 
 
 def heatmap(ax):

@@ -57,6 +57,9 @@ def _summary(name: str, kind: str, cases: list[CheckResult], share: Fraction, ga
     passed = sum(c.passed for c in cases)
     failures = [c for c in cases if not c.passed]
     message = _message(failures[0], len(failures), len(cases)) if failures else f"passed ({_cases(len(cases))})"
+    notes = [c.message for c in cases if c.passed and c.message]  # a check that only advises (it costs nothing)
+    if not failures and notes:
+        message += f"; note: {notes[0]}"
     score = Fraction(0) if gated else share * Fraction(passed, len(cases))
     if gated and not failures:
         message += f"; but {name} earns no points because a check it must pass failed"

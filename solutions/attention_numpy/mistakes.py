@@ -171,4 +171,18 @@ MISTAKES = [
         new="heads.append(qkv_attention(x, W_q[:, columns] / np.sqrt(n_heads), W_k[:, columns], W_v[:, columns]))",
         message="Each head divides its scores by sqrt(d_model): a head works on d_k = d_model // n_heads features, so the scale is 1/sqrt(d_k) (qkv_attention does it for you).",
     ),
+    Mistake(
+        id="positional_counted_from_one",
+        target="positional_encoding",
+        old="position = np.arange(seq_len)[:, None]",
+        new="position = np.arange(1, seq_len + 1)[:, None]",
+        message="The positions are counted from 1: the first token is at position 0, so row 0 is sin(0) = 0 and cos(0) = 1 in every pair. Number the positions 0, 1, ..., seq_len - 1 (np.arange(seq_len)).",
+    ),
+    Mistake(
+        id="qkv_scaled_by_d_model",
+        target="qkv_attention",
+        old="scores = scores / np.sqrt(k.shape[-1])",
+        new="scores = scores / np.sqrt(x.shape[-1])",
+        message="The scores are divided by the square root of x's width, d_model: d_k is the width of the keys, k.shape[-1] (the columns of W_k), which is smaller than d_model when the projections narrow the features, as in every head of multi-head attention.",
+    ),
 ]

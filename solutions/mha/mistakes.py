@@ -195,6 +195,13 @@ MISTAKES = [
         message="The mask is true on the padding: it must be true where the token is NOT padding.",
     ),
     Mistake(
+        id="padding_mask_float",
+        target="make_padding_mask",
+        old="return (token_ids != pad_id)[:, None, None, :]",
+        new="return (token_ids != pad_id)[:, None, None, :].float()",
+        message="The mask is float: return a bool tensor (a comparison, or dtype=torch.bool), so that masks combine with &.",
+    ),
+    Mistake(
         id="causal_mask_above_diagonal",
         target="make_causal_mask",
         old="torch.tril(torch.ones(size, size, dtype=torch.bool))",
@@ -207,6 +214,13 @@ MISTAKES = [
         old="torch.tril(torch.ones(size, size, dtype=torch.bool))",
         new="torch.tril(torch.ones(size, size, dtype=torch.bool), diagonal=-1)",
         message="The diagonal is blocked, so a position cannot see itself: keep the diagonal (torch.tril with diagonal=0).",
+    ),
+    Mistake(
+        id="causal_mask_float",
+        target="make_causal_mask",
+        old="torch.tril(torch.ones(size, size, dtype=torch.bool))",
+        new="torch.tril(torch.ones(size, size))",
+        message="The mask is float (torch.ones makes float32 unless told otherwise): return a bool tensor (a comparison, or dtype=torch.bool), so that masks combine with &.",
     ),
     Mistake(
         id="output_projection_missing",
@@ -391,6 +405,13 @@ MISTAKES = [
         message="The mask has 3 axes, (1, size, size) (code whose layer adds the head axis itself): give it the shape (1, 1, size, size), so that it broadcasts over the batch and the heads.",
     ),
     Mistake(
+        id="padding_mask_long",
+        target="make_padding_mask",
+        old="return (token_ids != pad_id)[:, None, None, :]",
+        new="return (token_ids != pad_id).long()[:, None, None, :]",
+        message="The mask holds integers, 1 where the token counts (as Hugging Face's attention_mask does): return a bool tensor (the comparison itself, without .long()), so that masks combine with & into a bool mask.",
+    ),
+    Mistake(
         id="mha_without_divisibility_check",
         target="MultiHeadAttention",
         old='        if d_model % n_heads != 0:\n            raise ValueError(f"d_model={d_model} is not divisible by n_heads={n_heads}")\n',
@@ -459,5 +480,26 @@ MISTAKES = [
         old='ax.matshow(attention[head].numpy(), cmap="bone", vmin=0, vmax=1)',
         new='ax.matshow(attention[head].numpy(), cmap="bone")',
         message="Each head's colours are scaled to its own smallest and largest weight, so one shade means different weights in different heads: draw with vmin=0, vmax=1.",
+    ),
+    Mistake(
+        id="positional_counted_from_one",
+        target="PositionalEncoding",
+        old="position = torch.arange(max_length, dtype=torch.float64).unsqueeze(1)",
+        new="position = torch.arange(1, max_length + 1, dtype=torch.float64).unsqueeze(1)",
+        message="The positions are counted from 1: the first token is at position 0, so row 0 of the table is sin(0) = 0 and cos(0) = 1 in every pair. Number the positions 0, 1, ..., max_length - 1 (torch.arange(max_length)).",
+    ),
+    Mistake(
+        id="encode_pads_without_cutting",
+        target="encode",
+        old="rows = [row[:length] + [stoi[PAD]] * (length - len(row[:length])) for row in ids]",
+        new="rows = [row + [stoi[PAD]] * (length - len(row)) for row in ids]",
+        message="Rows longer than max_length are padded but not cut: padding adds nothing to them, so the rows keep different lengths and torch.tensor refuses them. Cut each row to its first max_length ids (row[:length]), then pad.",
+    ),
+    Mistake(
+        id="mask_tested_for_truth",
+        target="scaled_dot_product_attention",
+        old="if mask is not None:",
+        new="if mask:",
+        message='`if mask:` asks a tensor of many values for one truth value, which PyTorch refuses ("Boolean value of Tensor with more than one value is ambiguous"). To ask whether a mask was given, compare it with None: `mask is not None`.',
     ),
 ]

@@ -14,7 +14,18 @@ import numpy as np
 # and in the students' self-check bundle (selfcheck_mha.course.mha). PyTorch is imported
 # inside the probes that use it: the grader reads the probes' tolerances without it.
 from ...public.probing import EXACT, ContractError, Tolerance, probe
-from ...public.torch_probes import close, fixed_dropout, grad, heatmaps, linear, load, module, pair, strings
+from ...public.torch_probes import (
+    fixed_dropout,
+    from_pyplot,
+    grad,
+    heatmaps,
+    linear,
+    load,
+    module,
+    pair,
+    pyplot_figures_closed,
+    strings,
+)
 
 # float32 keeps about 7 significant digits (eps = 1.2e-7). A correct implementation
 # may sum in another order than the reference (einsum or matmul, a hand-written softmax,
@@ -253,45 +264,59 @@ def multi_head_attention_indivisible(impl, d_model, n_heads):
 # ------------------------------------------------------------------ masks
 
 
-@probe(mask=EXACT)
+# A mask's values are compared as "allowed where nonzero" (mask != 0), and its dtype on
+# its own: a float mask with the right values loses the dtype check only.
+MASK_OUTPUTS = {"mask": EXACT, "dtype": EXACT}
+
+
+def mask_outputs(mask) -> dict:
+    """Where the mask allows attention, and its dtype ("bool", "float32", ...; the type's name if not a tensor)."""
+    import torch
+
+    dtype = str(mask.dtype).removeprefix("torch.") if isinstance(mask, torch.Tensor) else type(mask).__name__
+    return {"mask": mask != 0, "dtype": np.str_(dtype)}
+
+
+@probe(**MASK_OUTPUTS)
 def padding_mask(impl, token_ids, pad_id):
-    mask = impl.make_padding_mask(impl.tensor(token_ids), pad_id=pad_id)
-    return {"mask": mask != 0}
+    return mask_outputs(impl.make_padding_mask(impl.tensor(token_ids), pad_id=pad_id))
 
 
-@probe(any_device=True, mask=EXACT)  # make_causal_mask takes no tensor: either device is right
+@probe(any_device=True, **MASK_OUTPUTS)  # make_causal_mask takes no tensor: either device is right
 def causal_mask(impl, size):
-    mask = impl.make_causal_mask(size)
-    return {"mask": mask != 0}
+    return mask_outputs(impl.make_causal_mask(size))
 
 
 # ------------------------------------------------------------------ plots
 
 
 # The colour limits the contract asks for are 0 and 1, exact in every float type.
-@probe(heads=EXACT, data=FLOAT32, x_labels=EXACT, y_labels=EXACT, limits=EXACT)
+@probe(heads=EXACT, data=FLOAT32, x_labels=EXACT, y_labels=EXACT, limits=EXACT, from_pyplot=EXACT)
 def display_attention(impl, sentence, translation, attention, n_heads, n_rows, n_cols, requires_grad=False):
     """The figure's heatmaps; ``requires_grad`` passes weights that carry gradients, as a layer returns them.
 
-    limits: (heads, 2), each heatmap's (vmin, vmax).
+    limits: (heads, 2), each heatmap's (vmin, vmax); from_pyplot: whether pyplot made the
+    figure. Any pyplot figure the call opens is closed, so that none is left to show.
     """
     from matplotlib.figure import Figure
 
     weights = impl.tensor(attention).requires_grad_(requires_grad)
-    figure = impl.display_attention(
-        list(sentence), list(translation), weights, n_heads=n_heads, n_rows=n_rows, n_cols=n_cols
-    )
-    if not isinstance(figure, Figure):
-        raise ContractError(f"display_attention should return a matplotlib Figure, got {type(figure).__name__}")
-    drawn = heatmaps(figure)
-    close(figure)
+    with pyplot_figures_closed():
+        figure = impl.display_attention(
+            list(sentence), list(translation), weights, n_heads=n_heads, n_rows=n_rows, n_cols=n_cols
+        )
+        if not isinstance(figure, Figure):
+            raise ContractError(f"display_attention should return a matplotlib Figure, got {type(figure).__name__}")
+        drawn = heatmaps(figure)
+        pyplot_made = np.bool_(from_pyplot(figure))
     shape = (len(translation), len(sentence))
     if not drawn or any(data.shape != shape for data, _, _, _ in drawn):
-        return {"heads": np.int64(len(drawn))}
+        return {"heads": np.int64(len(drawn)), "from_pyplot": pyplot_made}
     return {
         "heads": np.int64(len(drawn)),
         "data": np.stack([data for data, _, _, _ in drawn]),
         "x_labels": np.array([x for _, x, _, _ in drawn], dtype=str),
         "y_labels": np.array([y for _, _, y, _ in drawn], dtype=str),
         "limits": np.array([limits for _, _, _, limits in drawn], dtype=np.float64),
+        "from_pyplot": pyplot_made,
     }

@@ -152,8 +152,23 @@ VISIBLE = [
         "marks two padded tokens",
         probes.padding_mask,
         {"token_ids": np.array([[3, 4, 0], [5, 0, 0]]), "pad_id": 0},
+        keys=("mask",),
     ),
-    Visible("make_causal_mask", "builds the mask of size 3", probes.causal_mask, {"size": 3}),
+    Visible(
+        "make_padding_mask",
+        "returns a bool tensor, so that masks combine with &",
+        probes.padding_mask,
+        {"token_ids": np.array([[3, 4, 0], [5, 0, 0]]), "pad_id": 0},
+        keys=("dtype",),
+    ),
+    Visible("make_causal_mask", "builds the mask of size 3", probes.causal_mask, {"size": 3}, keys=("mask",)),
+    Visible(
+        "make_causal_mask",
+        "returns a bool tensor, so that masks combine with &",
+        probes.causal_mask,
+        {"size": 3},
+        keys=("dtype",),
+    ),
     Visible(
         "MultiHeadAttention",
         "self-attention, d_model 6, 2 heads",
@@ -200,6 +215,24 @@ VISIBLE = [
             "n_rows": 1,
             "n_cols": 2,
         },
+        keys=("heads", "data", "x_labels", "y_labels", "limits"),
+    ),
+    # A figure from pyplot is right, but Jupyter shows it twice (once as pyplot's, once as
+    # the cell's value): a note, never a failure, so the demos that draw with it still run.
+    Visible(
+        "display_attention",
+        "builds its figure with Figure(...), not pyplot, so that a notebook shows it once",
+        probes.display_attention,
+        {
+            "sentence": ["one", "two"],
+            "translation": ["eins", "zwei"],
+            "attention": np.full((1, 2, 2), 0.5, dtype=np.float32),
+            "n_heads": 1,
+            "n_rows": 1,
+            "n_cols": 1,
+        },
+        keys=("from_pyplot",),
+        note="the figure comes from pyplot, so the notebook shows it twice: build it with matplotlib.figure.Figure(...)",
     ),
     Visible(
         "display_attention",

@@ -182,8 +182,10 @@ def test_every_stub_raises_naming_its_exercise(mha):
     }
     assert set(calls) == set(mha.graded)
     for number, name in enumerate(mha.graded, start=1):
-        with pytest.raises(NotImplementedError, match=rf"Exercise {number} \({name}\)"):
+        with pytest.raises(NotImplementedError, match=rf"Exercise {number} \({name}\)") as raised:
             calls[name](namespace[name])
+        # printed under the check cell, it says which line of which cell
+        assert "replace the `raise NotImplementedError` line in the exercise cell" in str(raised.value)
 
 
 def test_every_numpy_stub_raises_naming_its_exercise():

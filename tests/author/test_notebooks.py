@@ -4,7 +4,8 @@ The master notebook (solutions and hidden cells) runs top to bottom with nbclien
 hidden cell leaving its full points. The blank release, alone in an empty folder, runs
 top to bottom (Run All reaches every check): each check says its exercise is not done,
 each demo says what it waits for, nothing raises. A solved release passes every check
-and shows its figures; one with a known mistake hears its name.
+and shows its figures; one with a known mistake hears its name; one solved but for a
+single exercise still runs to the end, the demos that need that exercise waiting.
 """
 
 import shutil
@@ -13,9 +14,11 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from autograder import assignment as assignments
 from autograder.author.samples import sample_notebook
 
 pytestmark = pytest.mark.slow
+EXERCISES = [(name, graded) for name in assignments.names() for graded in assignments.get(name).graded]
 
 
 def execute(notebook, folder, allow_errors=False):
@@ -93,3 +96,25 @@ def test_a_known_mistake_is_named_in_the_check_cell(assignment, tmp_path):
     text = printed(notebook, f"{mistake.target}-check")
     assert "FAIL" in text and mistake.message in text and "Traceback" not in text
     assert errors(notebook) == []
+
+
+def solved_but(assignment, name):
+    """The release solved with the reference, except the exercise ``name``, left as its stub."""
+    notebook = sample_notebook(assignment, None)
+    release = nbformat.read(assignment.release_dir / assignment.notebook_name, as_version=4)
+    stub = next(cell for cell in release.cells if cell.get("id") == name)
+    next(cell for cell in notebook.cells if cell.get("id") == name).source = stub.source
+    return notebook
+
+
+@pytest.mark.parametrize("name, exercise", EXERCISES, ids=[f"{n}-{e}" for n, e in EXERCISES])
+def test_run_all_reaches_the_end_with_one_exercise_left_blank(name, exercise, tmp_path):
+    """With every exercise done but one, does Run All reach the end, no cell raising?
+
+    Each demo that needs the blank exercise, or a name such a demo makes, waits; a demo
+    that ran with one of them missing would stop Run All with a NameError.
+    """
+    assignment = assignments.get(name)
+    notebook = execute(solved_but(assignment, exercise), tmp_path)
+    assert errors(notebook) == []
+    assert "not done yet" in printed(notebook, f"{exercise}-check")

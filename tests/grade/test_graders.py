@@ -73,6 +73,77 @@ def test_a_crash_is_not_taken_for_a_builtin_call(mha, mha_grader, tmp_path):
     assert gate.status == "passed"
 
 
+@pytest.mark.slow
+def test_a_float_mask_with_the_right_values_loses_its_bool_check_only(mha, mha_grader, tmp_path):
+    """Does a float causal mask, right where it allows, lose only the check of its dtype, and hear why?"""
+    path = edited_reference(
+        mha, tmp_path, "torch.tril(torch.ones(size, size, dtype=torch.bool))", "torch.tril(torch.ones(size, size))"
+    )
+    report = mha_grader.grade(path)
+    assert lost_names(report) == ["make_causal_mask"]
+    score, top = report.by_name()["make_causal_mask"]
+    assert 0 < score < top
+    failed = [c for c in report.hidden if c.status == "failed"]
+    assert [c.title for c in failed] == ["gives a bool tensor (dtype torch.bool), which combines with other masks by &"]
+    assert "dtype: got 'float32', expected 'bool'" in failed[0].message
+    assert "The mask is float" in failed[0].message
+
+
+@pytest.mark.slow
+def test_a_caller_points_to_the_failing_exercise_it_calls(mha, mha_grader, tmp_path):
+    """With scaled_dot_product_attention failing its own checks (its scores divided by sqrt(d_k * dim 1), which the
+    layer's outputs share with a mistake of the layer's own), does each failing check of MultiHeadAttention say
+    first to fix scaled_dot_product_attention, and name no mistake of the layer's own?"""
+    path = edited_reference(
+        mha,
+        tmp_path,
+        "scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)",
+        "scores = query @ key.transpose(-2, -1) / math.sqrt(d_k * query.size(1))",
+    )
+    report = mha_grader.grade(path)
+    failing = [c for c in report.checks if c.name == "MultiHeadAttention" and c.status == "failed"]
+    first = "MultiHeadAttention calls scaled_dot_product_attention, which fails its own check: fix that first."
+    assert failing and all(first in c.message.split("\n", 1)[0] for c in failing)
+    assert "mha_scaled_by_d_model" not in report.mistakes()
+
+
+@pytest.mark.slow
+def test_a_caller_that_does_not_call_the_failing_exercise_is_not_sent_to_it(mha, mha_grader, tmp_path):
+    """When the layer computes its attention inline (and forgets Wo), is a failing scaled_dot_product_attention left
+    out of its feedback, and the layer's own mistake named?"""
+    path = edited_reference(
+        mha,
+        tmp_path,
+        "A, attn_probs = scaled_dot_product_attention(Q, K, V, mask, self.dropout)\n"
+        "        return self.Wo(combine_heads(A)), attn_probs",
+        "scores = Q @ K.transpose(-2, -1) / math.sqrt(Q.size(-1))\n"
+        "        if mask is not None:\n"
+        '            scores = scores.masked_fill(mask == 0, float("-inf"))\n'
+        "        attn_probs = scores.softmax(dim=-1)\n"
+        "        return combine_heads(self.dropout(attn_probs) @ V), attn_probs",
+    )
+    path.write_text(path.read_text().replace("/ math.sqrt(d_k)  #", "#"))  # the free function, unscaled, fails
+    report = mha_grader.grade(path)
+    assert lost_names(report) == ["MultiHeadAttention", "scaled_dot_product_attention"]
+    assert not any("fix that first" in c.message for c in report.checks)
+    assert {"attention_not_scaled", "output_projection_missing"} <= set(report.mistakes())
+
+
+@pytest.mark.slow
+def test_a_figure_from_pyplot_costs_nothing_and_gets_a_note(mha, mha_grader, tmp_path):
+    """Does a display_attention drawn with pyplot keep full marks, its visible check noting that Jupyter shows it twice?"""
+    path = edited_reference(
+        mha,
+        tmp_path,
+        'fig = Figure(figsize=(4 * n_cols, 4 * n_rows), layout="constrained")',
+        'import matplotlib.pyplot as plt\n    fig = plt.figure(figsize=(4 * n_cols, 4 * n_rows), layout="constrained")',
+    )
+    report = mha_grader.grade(path)
+    assert report.score == report.max_score
+    noted = [c for c in report.checks if "the figure comes from pyplot" in c.message]
+    assert [(c.kind, c.status) for c in noted] == [("visible", "passed")]
+
+
 def test_first_difference_names_index_and_both_values():
     """Does a value mismatch say where, with both values, and how many differ?"""
     want = {"out": np.zeros((2, 3), dtype=np.float32)}

@@ -101,6 +101,36 @@ def test_every_catalogued_mistake_fails_its_visible_check(name, mistake):
     )
 
 
+def test_a_mask_that_is_not_bool_fails_a_visible_check(mha):
+    """Do integer and float masks with the right values fail the check of their dtype, and hear why?"""
+    import json
+
+    import torch
+
+    from autograder.author import bundle, release
+    from autograder.public.probing import Implementation
+
+    mha.module("probes")  # registers the probes the checks name
+    notebook = json.loads((mha.release_dir / mha.notebook_name).read_text())
+    checks = VisibleChecks(json.loads(bundle.files_of_cell(release.bundle_cell(notebook))["visible.json"]))
+
+    def make_padding_mask(token_ids, pad_id=0):
+        return (token_ids != pad_id)[:, None, None, :].long()
+
+    def make_causal_mask(size):
+        return torch.tril(torch.ones(size, size))[None, None]
+
+    impl = Implementation({"make_padding_mask": make_padding_mask, "make_causal_mask": make_causal_mask})
+    for name, dtype, mistake in [
+        ("make_padding_mask", "int64", "padding_mask_long"),
+        ("make_causal_mask", "float32", "causal_mask_float"),
+    ]:
+        failed = [outcome for outcome in checks.run(impl, name) if not outcome.passed]
+        assert [outcome.title for outcome in failed] == ["returns a bool tensor, so that masks combine with &"]
+        assert f"got '{dtype}', expected 'bool'" in failed[0].message and "return a bool tensor" in failed[0].message
+        assert failed[0].mistakes == (mistake,)
+
+
 def test_uncaught_mistakes_are_catalogued():
     """Does every exception of the visible checks name a catalogued mistake?"""
     assert set(UNCAUGHT) <= {mistake.id for _, mistake in CATALOGUE}

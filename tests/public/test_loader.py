@@ -4,7 +4,15 @@ import json
 
 import pytest
 
-from autograder.public.loader import BUNDLE_MARKER, Entry, SubmissionError, find_entry, load
+from autograder.public.loader import (
+    BUNDLE_MARKER,
+    Entry,
+    SubmissionError,
+    defined_names,
+    find_entry,
+    graded_calls,
+    load,
+)
 
 GRADED = ("tokenize", "split_heads")
 
@@ -105,6 +113,24 @@ def test_the_untouched_release_beside_the_students_notebook_is_not_graded(mha, t
     assert find_entry(tmp_path, mha.graded) == Entry("notebook", tmp_path / "my_work.ipynb")
 
 
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Exercise 1 (tokenize): replace the `raise NotImplementedError` line in the exercise cell with your code.",
+        "Exercise 1 (tokenize): replace this line with your code.",  # what notebooks handed out earlier say
+    ],
+    ids=["this release's stub", "an earlier release's stub"],
+)
+def test_a_stub_of_any_release_is_not_done_work(tmp_path, message):
+    """Does a definition that still raises a stub's error, in this release's words or an earlier one's, count as not done?"""
+    path = notebook(
+        tmp_path / "work.ipynb",
+        f"def tokenize(text):\n    # YOUR CODE HERE\n    raise NotImplementedError({message!r})",
+        "def split_heads(x, n):\n    return x",
+    )
+    assert defined_names(Entry("notebook", path), done_only=True) == {"split_heads"}
+
+
 def test_the_self_check_cell_never_runs_when_grading(tmp_path):
     """Is the bundle's cell skipped, and check() silent, while grading?"""
     path = notebook(
@@ -137,3 +163,17 @@ def test_a_notebook_nested_too_deep_is_a_clear_error(tmp_path):
     (tmp_path / "deep.ipynb").write_text("[" * 100_000 + "]" * 100_000)
     with pytest.raises(SubmissionError, match="not a readable notebook"):
         load(Entry("notebook", tmp_path / "deep.ipynb"))
+
+
+def test_graded_calls_are_read_from_the_source_through_other_exercises(tmp_path):
+    """Are the exercises each exercise calls, directly or through another, read from the last definition, unrun?"""
+    path = notebook(
+        tmp_path / "work.ipynb",
+        "def softmax(x):\n    return x",
+        "def qkv(x):\n    return softmax(x)",
+        "class Layer:\n    def forward(self, x):\n        return qkv(x)",
+        "def qkv(x):\n    return x  # redefined: no longer calls softmax",
+        "def alone(x):\n    raise SystemExit('never run')",
+    )
+    calls = graded_calls(Entry("notebook", path), ("softmax", "qkv", "Layer", "alone"))
+    assert calls == {"softmax": set(), "qkv": set(), "Layer": {"qkv"}, "alone": set()}

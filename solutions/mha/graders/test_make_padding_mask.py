@@ -17,7 +17,16 @@ CASES = {
 }
 
 
+@pytest.mark.weight(3)  # where the mask allows counts most; its dtype is one check of its own
 @pytest.mark.parametrize("token_ids, pad_id", CASES.values(), ids=CASES.keys())
 def test_blocks_padding(student, reference, token_ids, pad_id):
     """gives (batch, 1, 1, seq), true where the token is not padding"""
-    expect_same(student, reference, probes.padding_mask, {"token_ids": token_ids.astype(np.int64), "pad_id": pad_id})
+    inputs = {"token_ids": token_ids.astype(np.int64), "pad_id": pad_id}
+    expect_same(student, reference, probes.padding_mask, inputs, keys=("mask",))
+
+
+def test_returns_a_bool_tensor(student, reference):
+    """gives a bool tensor (dtype torch.bool), which combines with other masks by &"""
+    token_ids, pad_id = CASES["padding at the ends of rows"]
+    inputs = {"token_ids": token_ids.astype(np.int64), "pad_id": pad_id}
+    expect_same(student, reference, probes.padding_mask, inputs, keys=("dtype",))
