@@ -176,8 +176,8 @@ def make_padding_mask(token_ids, pad_id=0):
     """Block attention to padding tokens.
 
     Shapes:
-        token_ids: (batch, seq) -> mask (batch, 1, 1, seq), True where the token is
-        not ``pad_id``; it broadcasts over heads and queries.
+        token_ids: (batch, seq) -> mask (batch, 1, 1, seq), a bool tensor, True where
+        the token is not ``pad_id``; it broadcasts over heads and queries.
     """
     # YOUR CODE HERE
     raise NotImplementedError('Exercise 9 (make_padding_mask): replace this line with your code.')
@@ -187,7 +187,7 @@ def make_causal_mask(size):
     """Let position i attend to positions 0..i only (no peeking at later tokens).
 
     Shapes:
-        returns (1, 1, size, size), True on and below the diagonal.
+        returns (1, 1, size, size), a bool tensor, True on and below the diagonal.
     """
     # YOUR CODE HERE
     raise NotImplementedError('Exercise 10 (make_causal_mask): replace this line with your code.')
