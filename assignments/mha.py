@@ -152,8 +152,8 @@ def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
     1. scores = Q K^T / sqrt(d_k): how well each query matches each key. d_k is the
        width of the queries (their last axis); K^T swaps the last two axes of the key
        (key.transpose(-2, -1); key.T would reverse all of them).
-    2. Where ``mask`` is 0 (or False) the key is blocked: its score becomes -inf,
-       so it gets no weight.
+    2. When ``mask`` is not None: where it is 0 (or False) the key is blocked, its
+       score becomes -inf (``Tensor.masked_fill``), so it gets no weight.
     3. attn_probs = softmax(scores) over the keys (the last axis).
     4. output = dropout(attn_probs) V; ``dropout`` is a module or None.
 
