@@ -92,7 +92,8 @@ class Embeddings(nn.Module):
 class PositionalEncoding(nn.Module):
     """Add the sinusoidal position table to token vectors, then apply dropout.
 
-    For position pos and i = 0, 1, ..., d_model/2 - 1:
+    For position pos = 0, 1, ..., max_length - 1 (row 0 is position 0: its sines are 0,
+    its cosines 1) and i = 0, 1, ..., d_model/2 - 1:
         pe[0, pos, 2i]   = sin(pos / 10000^(2i / d_model))
         pe[0, pos, 2i+1] = cos(pos / 10000^(2i / d_model))
     The table is a buffer (``register_buffer("pe", ...)``), not a parameter: nothing

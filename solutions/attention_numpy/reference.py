@@ -12,7 +12,8 @@ import numpy as np
 def positional_encoding(seq_len, d_model):
     """The sinusoidal position table of the Transformer paper.
 
-    For position pos and i = 0, 1, ..., d_model/2 - 1:
+    For position pos = 0, 1, ..., seq_len - 1 (row 0 is position 0: its sines are 0,
+    its cosines 1) and i = 0, 1, ..., d_model/2 - 1:
         pe[pos, 2i]   = sin(pos / 10000^(2i / d_model))
         pe[pos, 2i+1] = cos(pos / 10000^(2i / d_model))
     Both features of a pair share the exponent 2i / d_model.
