@@ -74,6 +74,8 @@ def qkv_attention(x, W_q, W_k, W_v, scale=True):
 
     q = x W_q, k = x W_k, v = x W_v, then softmax(q k^T / sqrt(d_k)) v with the softmax
     over each row; when ``scale`` is False, the scores are not divided by sqrt(d_k).
+    d_k is the width of the queries and keys (the columns of W_q and W_k), which need
+    not be x's width d_model.
 
     Shapes:
         x: (n, d_model); W_q, W_k: (d_model, d_k); W_v: (d_model, d_v)
