@@ -13,7 +13,8 @@ import numpy as np
 def positional_encoding(seq_len, d_model):
     """The sinusoidal position table of the Transformer paper.
 
-    For position pos and i = 0, 1, ..., d_model/2 - 1:
+    For position pos = 0, 1, ..., seq_len - 1 (row 0 is position 0: its sines are 0,
+    its cosines 1) and i = 0, 1, ..., d_model/2 - 1:
         pe[pos, 2i]   = sin(pos / 10000^(2i / d_model))
         pe[pos, 2i+1] = cos(pos / 10000^(2i / d_model))
     Both features of a pair share the exponent 2i / d_model.
@@ -74,6 +75,8 @@ def qkv_attention(x, W_q, W_k, W_v, scale=True):
 
     q = x W_q, k = x W_k, v = x W_v, then softmax(q k^T / sqrt(d_k)) v with the softmax
     over each row; when ``scale`` is False, the scores are not divided by sqrt(d_k).
+    d_k is the width of the queries and keys (the columns of W_q and W_k), which need
+    not be x's width d_model.
 
     Shapes:
         x: (n, d_model); W_q, W_k: (d_model, d_k); W_v: (d_model, d_v)
