@@ -62,7 +62,7 @@ def _prepared(assignment_name: str):
 def grade_in_notebook(assignment_name: str, name: str, namespace: dict) -> float:
     """Run the hidden checks of one graded name on the notebook's globals; return its points."""
     from ..grade.engine import run_check
-    from ..grade.mistakes import diagnose
+    from ..grade.mistakes import name_mistakes
     from ..results.scoring import points_text, summarize
 
     assignment, plan, reference = _prepared(assignment_name)
@@ -78,14 +78,7 @@ def grade_in_notebook(assignment_name: str, name: str, namespace: dict) -> float
             for check in plan
             if check.name == name
         ]
-        for check_name in {r.check for r in results}:
-            failing = [r for r in results if r.check == check_name and not r.passed]
-            evidence = [r.evidence for r in failing if r.evidence]
-            if failing and len(evidence) == len(failing):
-                found = diagnose(assignment, name, evidence)
-                for mistake in found:  # a called name's mistake is said to be that name's
-                    where = "" if mistake.target == name else f" (in {mistake.target}, which {name} calls)"
-                    failing[0].message += f"\nThis looks like a known mistake{where}: {mistake.message}"
+        name_mistakes(assignment, name, results)
     if any(r.internal_error for r in results):
         raise RuntimeError("the grading kit failed: " + "; ".join(r.message for r in results if r.internal_error))
     report = summarize(

@@ -28,7 +28,7 @@ from ..errors import KitError
 from ..public.loader import SubmissionError, defined_names, find_entry, graded_calls
 from ..public.selfcheck import calls_failing
 from ..public.selfcheck import judge as judge_visible
-from ..results.model import CheckResult, Report
+from ..results.model import CheckResult, Report, by_check
 from ..results.scoring import summarize
 from ..results.text import clean
 from ..sandbox.host.copy import copy_submission
@@ -296,7 +296,7 @@ class Grader:
 
         calls: the graded names each graded name's code (the student's) calls. A failing
         check of a name that calls names failing their own checks says so first."""
-        from .mistakes import callees_first
+        from .mistakes import callees_first, name_mistakes
 
         hidden = [r for r in results if r.kind == "hidden"]
         failed = {r.name for r in hidden if not r.passed}
@@ -304,34 +304,11 @@ class Grader:
         for name in callees_first(self.assignment):
             callees = tuple(n for n in self.assignment.graded if n in calls.get(name, set()) & failed)
             mine = [r for r in hidden if r.name == name]
-            self._diagnose(name, mine, failed, named, callees)
+            name_mistakes(self.assignment, name, mine, failed, named, frozenset(callees))
             named[name] = {m for r in mine for m in r.mistakes}
             if callees:
                 for failing in _first_failures([r for r in results if r.name == name]):
                     failing.message = calls_failing(name, list(callees)) + "\n" + failing.message
-
-    def _diagnose(
-        self,
-        name: str,
-        results: list[CheckResult],
-        failed: set[str],
-        named: dict[str, set[str]],
-        failing_callees: tuple[str, ...] = (),
-    ) -> None:
-        """Name the known mistakes that explain every failing case of a check."""
-        from .mistakes import diagnose
-
-        for cases in _by_check(results).values():
-            failing = [c for c in cases if not c.passed]
-            evidence = [c.evidence for c in failing if c.evidence]
-            if not failing or len(evidence) < len(failing):
-                continue
-            found = diagnose(self.assignment, name, evidence, failed, named, frozenset(failing_callees))
-            for mistake in found:
-                where = "" if mistake.target == name else f" (in {mistake.target}, which {name} calls)"
-                failing[0].message += f"\nThis looks like a known mistake{where}: {mistake.message}"
-            for case in failing:
-                case.mistakes = [m.id for m in found]
 
     def _visible_results(self, name: str, view: StudentView) -> list[CheckResult]:
         results = []
@@ -422,16 +399,9 @@ def _graded_calls(entry, graded: tuple[str, ...]) -> dict[str, set[str]]:
         return {}
 
 
-def _by_check(results: list[CheckResult]) -> dict[str, list[CheckResult]]:
-    by_check: dict[str, list[CheckResult]] = {}
-    for result in results:
-        by_check.setdefault(result.check, []).append(result)
-    return by_check
-
-
 def _first_failures(results: list[CheckResult]) -> list[CheckResult]:
     """The first failing case of each check: the one whose message the feedback shows."""
-    return [failing[0] for cases in _by_check(results).values() if (failing := [c for c in cases if not c.passed])]
+    return [failing[0] for cases in by_check(results).values() if (failing := [c for c in cases if not c.passed])]
 
 
 def _process_level(message: str) -> bool:

@@ -28,6 +28,7 @@ from ..assignment import Assignment
 from ..errors import KitError
 from ..public.compare import matches
 from ..public.probing import PROBES, error_kind
+from ..results.model import CheckResult, by_check
 from .reference import Reference, exec_source, store_of
 
 
@@ -139,6 +140,31 @@ def diagnose(
     if failed is not None and any(mistake.target != name for mistake in found):
         found = [mistake for mistake in found if mistake.target != name]  # the called name's mistake comes first
     return found
+
+
+def name_mistakes(
+    assignment: Assignment,
+    name: str,
+    results: list[CheckResult],
+    failed: set[str] | None = None,
+    named: dict[str, set[str]] | None = None,
+    failing_callees: frozenset[str] = frozenset(),
+) -> None:
+    """Name, for each check of ``name`` whose every failing case carries its evidence, the
+    known mistakes that explain them all: in the first failing case's message, and as the
+    ``mistakes`` of each failing case. ``results``: that name's check results; the other
+    arguments are ``diagnose``'s."""
+    for cases in by_check(results).values():
+        failing = [c for c in cases if not c.passed]
+        evidence = [c.evidence for c in failing if c.evidence]
+        if not failing or len(evidence) < len(failing):
+            continue
+        found = diagnose(assignment, name, evidence, failed, named, failing_callees)
+        for mistake in found:  # a called name's mistake is said to be that name's
+            where = "" if mistake.target == name else f" (in {mistake.target}, which {name} calls)"
+            failing[0].message += f"\nThis looks like a known mistake{where}: {mistake.message}"
+        for case in failing:
+            case.mistakes = [m.id for m in found]
 
 
 def _explains(assignment: Assignment, mistake: Mistake, failure: dict) -> bool:

@@ -25,6 +25,14 @@ class CheckResult:
     evidence: dict | None = field(default=None, repr=False)  # probe_id, inputs, got, keys: to name a mistake
 
 
+def by_check(results: list[CheckResult]) -> dict[str, list[CheckResult]]:
+    """The results grouped by their check, each group's cases in order, checks in the order they first come."""
+    groups: dict[str, list[CheckResult]] = {}
+    for result in results:
+        groups.setdefault(result.check, []).append(result)
+    return groups
+
+
 @dataclass
 class CheckSummary:
     """One check over all its cases, with its points."""
