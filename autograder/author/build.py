@@ -36,9 +36,7 @@ def build(assignment: Assignment) -> list[str]:
     changed = []
     if _write(assignment.stub_path, stub_module(assignment)):
         changed.append(assignment.stub_path)
-    cell = fresh_bundle_cell(assignment)
-    master = notebook_text(master_notebook(assignment, cell))
-    _write(assignment.source_dir / assignment.notebook_name, master)  # generated, not committed
+    master = master_path(assignment).read_text()  # generated, not committed
     with tempfile.TemporaryDirectory() as scratch:
         release = release_in(assignment, master, Path(scratch))
         check_release(assignment, release)
