@@ -25,7 +25,7 @@ from .. import assignment as assignments
 from ..assignment import Assignment
 from ..config import GradingConfig
 from ..errors import KitError
-from ..public.loader import SubmissionError, defined_names, find_entry, graded_calls
+from ..public.loader import Entry, SubmissionError, defined_names, find_entry, graded_calls
 from ..public.selfcheck import calls_failing
 from ..public.selfcheck import judge as judge_visible
 from ..results.model import CheckResult, Report, by_check
@@ -238,18 +238,7 @@ class Grader:
         started = time.monotonic()
         folder = self.runtime.submission_folder()
         try:
-            copy, copy_notes = copy_submission(submission, folder / "submission")
-            entry = find_entry(copy, self.assignment.graded)
-            session = Session(
-                self.runtime,
-                entry,
-                folder,
-                self.device,
-                self.limits,
-                self.assignment.graded,
-                self.assignment.framework,
-                self.demo_cells,
-            )
+            session, entry, copy_notes = self.open_session(submission, folder)
             try:
                 results = self._run(session, entry)
             finally:
@@ -259,7 +248,7 @@ class Grader:
                 results,
                 assignment=self.assignment.name,
                 submission=label or str(submission),
-                entry=entry.path.relative_to(copy.parent).as_posix(),
+                entry=entry.path.relative_to(folder / "submission").as_posix(),
                 notes=copy_notes + session.notes,
                 isolation=self.isolation.as_dict(),
                 device=self.device,
@@ -272,6 +261,24 @@ class Grader:
             shutil.rmtree(folder, ignore_errors=True)
         report.seconds = round(time.monotonic() - started, 3)
         return report
+
+    def open_session(self, submission: Path, folder: Path) -> tuple[Session, Entry, list[str]]:
+        """Copy the submission into folder/submission (links never followed, sizes bounded),
+        find what it defines, and open the student side for it: (session, entry, what the
+        copy left out). The session's process starts when a probe first needs it."""
+        copy, notes = copy_submission(submission, folder / "submission")
+        entry = find_entry(copy, self.assignment.graded)
+        session = Session(
+            self.runtime,
+            entry,
+            folder,
+            self.device,
+            self.limits,
+            self.assignment.graded,
+            self.assignment.framework,
+            self.demo_cells,
+        )
+        return session, entry, notes
 
     def _run(self, session: Session, entry) -> list[CheckResult]:
         results: list[CheckResult] = []

@@ -99,26 +99,11 @@ class Grading:
     def start(self, assignment_name: str):
         from autograder import assignment
         from autograder.grade.engine import Grader
-        from autograder.public.loader import find_entry
-        from autograder.sandbox.host.copy import copy_submission
-        from autograder.sandbox.host.session import Session
 
         if self.started is not None:
             return self.started
         grader = Grader(assignment.get(assignment_name), self.config)
-        folder = grader.runtime.submission_folder()
-        copy, notes = copy_submission(self.submission, folder / "submission")
-        entry = find_entry(copy, grader.assignment.graded)
-        session = Session(
-            grader.runtime,
-            entry,
-            folder,
-            grader.device,
-            grader.limits,
-            grader.assignment.graded,
-            grader.assignment.framework,
-            grader.demo_cells,
-        )
+        session, entry, notes = grader.open_session(self.submission, grader.runtime.submission_folder())
         for name, calls in grader.rehearsal.calls.items():
             session.prefetch(name, calls)
         self.started = (grader, session, entry, notes)
