@@ -123,38 +123,47 @@ def _sources(entry: Entry) -> list[str]:
     ]
 
 
+def _trees(entry: Entry) -> list[tuple[str, ast.Module]]:
+    """Each source of the submission with its syntax tree; a source that does not parse is left out."""
+    trees = []
+    for source in _sources(entry):
+        try:
+            trees.append((source, ast.parse(source)))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+    return trees
+
+
+def _definitions(entry: Entry) -> dict[str, bool]:
+    """Each top-level name a submission defines, and whether any of its definitions is done
+    (an assignment, an import, or a function or class that holds no stub's NotImplementedError)."""
+    done: dict[str, bool] = {}
+    for source, tree in _trees(entry):
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                finished = not holds_stub(ast.get_source_segment(source, node) or "")
+                done[node.name] = done.get(node.name, False) or finished
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                done.update({t.id: True for t in targets if isinstance(t, ast.Name)})
+            elif isinstance(node, ast.ImportFrom):
+                done.update({alias.asname or alias.name: True for alias in node.names})
+    return done
+
+
 def defined_names(entry: Entry, done_only: bool = False) -> set[str]:
     """The top-level names a submission defines, read from its source without running it.
 
     done_only leaves out functions and classes that still hold a stub's NotImplementedError.
     """
-    names = set()
-    for source in _sources(entry):
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
-        for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                if not (done_only and holds_stub(ast.get_source_segment(source, node) or "")):
-                    names.add(node.name)
-            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                names |= {t.id for t in targets if isinstance(t, ast.Name)}
-            elif isinstance(node, ast.ImportFrom):
-                names |= {alias.asname or alias.name for alias in node.names}
-    return names
+    return {name for name, done in _definitions(entry).items() if done or not done_only}
 
 
 def graded_calls(entry: Entry, graded: tuple[str, ...]) -> dict[str, set[str]]:
     """For each graded name the submission defines, the other graded names its code mentions,
     directly or through them: read from its source, never run."""
     mentions: dict[str, set[str]] = {}
-    for source in _sources(entry):
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
+    for _, tree in _trees(entry):
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in graded:
                 names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
@@ -217,8 +226,9 @@ def find_entry(path: Path, graded: tuple[str, ...]) -> Entry:
     scored = []
     for entry in candidates(path):
         try:
-            done = len(defined_names(entry, done_only=True) & set(graded))
-            defined = len(defined_names(entry) & set(graded))
+            definitions = _definitions(entry)
+            done = len({name for name, finished in definitions.items() if finished} & set(graded))
+            defined = len(definitions.keys() & set(graded))
         except (SubmissionError, OSError):
             continue
         scored.append(((done, defined), entry))
