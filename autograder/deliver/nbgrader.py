@@ -63,6 +63,7 @@ def grade_in_notebook(assignment_name: str, name: str, namespace: dict) -> float
     """Run the hidden checks of one graded name on the notebook's globals; return its points."""
     from ..grade.engine import run_check
     from ..grade.mistakes import name_mistakes
+    from ..public.loader import is_stub
     from ..results.scoring import points_text, summarize
 
     assignment, plan, reference = _prepared(assignment_name)
@@ -78,7 +79,8 @@ def grade_in_notebook(assignment_name: str, name: str, namespace: dict) -> float
             for check in plan
             if check.name == name
         ]
-        name_mistakes(assignment, name, results)
+        if not is_stub(namespace.get(name)):  # not started: no known mistake to name, as in grade-all
+            name_mistakes(assignment, name, results)
     if any(r.internal_error for r in results):
         raise RuntimeError("the grading kit failed: " + "; ".join(r.message for r in results if r.internal_error))
     report = summarize(

@@ -25,7 +25,7 @@ from .. import assignment as assignments
 from ..assignment import Assignment
 from ..config import GradingConfig
 from ..errors import KitError
-from ..public.loader import Entry, SubmissionError, defined_names, find_entry, graded_calls
+from ..public.loader import Entry, GradedSource, SubmissionError, defined_names, find_entry, graded_source
 from ..public.selfcheck import calls_failing
 from ..public.selfcheck import judge as judge_visible
 from ..results.model import CheckResult, Report, by_check
@@ -294,16 +294,20 @@ class Grader:
                     result.evidence = None  # a dead or hung process is no known mistake's doing
             results += mine
             results += self._visible_results(name, view)
-        self._diagnose_all(results, _graded_calls(entry, self.assignment.graded))
+        self._diagnose_all(results, entry)
         return results
 
-    def _diagnose_all(self, results: list[CheckResult], calls: dict[str, set[str]]) -> None:
+    def _diagnose_all(self, results: list[CheckResult], entry: Entry) -> None:
         """Name known mistakes once every name is graded, called names before their callers:
         what a name's own checks found decides which of its mistakes may explain its callers.
 
-        calls: the graded names each graded name's code (the student's) calls. A failing
-        check of a name that calls names failing their own checks says so first."""
+        A failing check of a name whose code (the student's) calls names failing their own
+        checks says so first. A name whose code still holds its stub is not started: no
+        mistake is named for it (an empty constructor is not a mistake of the catalogue)."""
         from .mistakes import callees_first, name_mistakes
+
+        source = _graded_source(entry, self.assignment.graded)
+        calls = source.calls
 
         hidden = [r for r in results if r.kind == "hidden"]
         failed = {r.name for r in hidden if not r.passed}
@@ -311,7 +315,8 @@ class Grader:
         for name in callees_first(self.assignment):
             callees = tuple(n for n in self.assignment.graded if n in calls.get(name, set()) & failed)
             mine = [r for r in hidden if r.name == name]
-            name_mistakes(self.assignment, name, mine, failed, named, frozenset(callees))
+            if name not in source.unfinished:
+                name_mistakes(self.assignment, name, mine, failed, named, frozenset(callees))
             named[name] = {m for r in mine for m in r.mistakes}
             if callees:
                 for failing in _first_failures([r for r in results if r.name == name]):
@@ -398,12 +403,12 @@ def single_threaded(import_torch: bool = False) -> None:
         pass  # set once per process, before any inter-op work: already so
 
 
-def _graded_calls(entry, graded: tuple[str, ...]) -> dict[str, set[str]]:
-    """The graded names each graded name of the submission calls; none where its source cannot be read."""
+def _graded_source(entry, graded: tuple[str, ...]) -> GradedSource:
+    """What the submission's source says of its graded names; nothing where it cannot be read."""
     try:
-        return graded_calls(entry, graded)
+        return graded_source(entry, graded)
     except (SubmissionError, OSError):
-        return {}
+        return GradedSource({}, frozenset())
 
 
 def _first_failures(results: list[CheckResult]) -> list[CheckResult]:

@@ -179,9 +179,7 @@ def pytest_terminal_summary(terminalreporter, config):
 
     grading = config.stash[_STATE]
     grader, session, entry, notes = grading.started
-    from autograder.grade.engine import _graded_calls
-
-    grader._diagnose_all(grading.results, _graded_calls(entry, grader.assignment.graded))
+    grader._diagnose_all(grading.results, entry)
     report = summarize(
         grader.assignment.points, grading.results, assignment=grader.assignment.name, submission=str(grading.submission),
         entry=entry.path.name, notes=notes + session.notes, isolation=grader.isolation.as_dict(), device=grader.device,

@@ -12,9 +12,11 @@ exercises defined after it; the top-level statements of a .py file are treated a
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import json
 import linecache
+import re
 import sys
 import types
 from dataclasses import dataclass, field
@@ -35,6 +37,20 @@ STUB_MARKERS = (STUB_MARKER, "replace this line with your code")
 def holds_stub(text: str) -> bool:
     """Whether a piece of code, or an error it raised, holds a stub's message (of this release or an earlier one)."""
     return any(marker in text for marker in STUB_MARKERS)
+
+
+def is_stub(value) -> bool:
+    """Whether a function or class (of a running notebook) still holds a stub's message in its source."""
+    import inspect
+
+    parts = [value] + [v for v in vars(value).values() if inspect.isfunction(v)] if inspect.isclass(value) else [value]
+    for part in parts:
+        try:
+            if holds_stub(inspect.getsource(part)):
+                return True
+        except (OSError, TypeError):
+            continue  # no source to read (a built-in, or a class of a notebook cell on some Pythons)
+    return False
 
 
 # The first line of the notebook cell that holds the self-check bundle: never run when grading.
@@ -123,15 +139,27 @@ def _sources(entry: Entry) -> list[str]:
     ]
 
 
-def _trees(entry: Entry) -> list[tuple[str, ast.Module]]:
-    """Each source of the submission with its syntax tree; a source that does not parse is left out."""
+def _trees(entry: Entry, defining: tuple[str, ...] = ()) -> list[tuple[str, ast.Module]]:
+    """Each source of the submission with its syntax tree; a source that does not parse is left out.
+
+    defining: only the sources that may define one of these names as a function or
+    class (a notebook's other cells are most of its text, and parsing costs).
+    """
+    wanted = _defines_any(defining) if defining else None
     trees = []
     for source in _sources(entry):
+        if wanted is not None and not wanted.search(source):
+            continue
         try:
             trees.append((source, ast.parse(source)))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
     return trees
+
+
+@functools.lru_cache(maxsize=16)
+def _defines_any(names: tuple[str, ...]) -> re.Pattern:
+    return re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(?:" + "|".join(map(re.escape, names)) + r")\b", re.M)
 
 
 def _definitions(entry: Entry) -> dict[str, bool]:
@@ -159,15 +187,28 @@ def defined_names(entry: Entry, done_only: bool = False) -> set[str]:
     return {name for name, done in _definitions(entry).items() if done or not done_only}
 
 
-def graded_calls(entry: Entry, graded: tuple[str, ...]) -> dict[str, set[str]]:
-    """For each graded name the submission defines, the other graded names its code mentions,
-    directly or through them: read from its source, never run."""
+@dataclass(frozen=True)
+class GradedSource:
+    """What a submission's source says of its graded names, read without running it."""
+
+    calls: dict[str, set[str]]  # each graded name's other graded names it mentions, directly or through them
+    unfinished: frozenset[str]  # graded names whose definition still holds a stub's NotImplementedError
+
+
+def graded_source(entry: Entry, graded: tuple[str, ...]) -> GradedSource:
+    """For each graded name the submission defines as a function or class (the last
+    definition counts): the graded names it calls, and whether it is still a stub."""
     mentions: dict[str, set[str]] = {}
-    for _, tree in _trees(entry):
+    unfinished: set[str] = set()
+    for source, tree in _trees(entry, graded):
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in graded:
                 names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-                mentions[node.name] = names & set(graded) - {node.name}  # the last definition counts
+                mentions[node.name] = names & set(graded) - {node.name}
+                if holds_stub(ast.get_source_segment(source, node) or ""):
+                    unfinished.add(node.name)
+                else:
+                    unfinished.discard(node.name)
     reached = {}
     for name in mentions:
         found: set[str] = set()
@@ -177,7 +218,13 @@ def graded_calls(entry: Entry, graded: tuple[str, ...]) -> dict[str, set[str]]:
             found.add(callee)
             pending |= mentions.get(callee, set()) - found - {name}
         reached[name] = found
-    return reached
+    return GradedSource(reached, frozenset(unfinished))
+
+
+def graded_calls(entry: Entry, graded: tuple[str, ...]) -> dict[str, set[str]]:
+    """For each graded name the submission defines, the other graded names its code mentions,
+    directly or through them: read from its source, never run."""
+    return graded_source(entry, graded).calls
 
 
 def _skipped(path: Path, root: Path) -> bool:

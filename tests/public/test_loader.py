@@ -11,6 +11,8 @@ from autograder.public.loader import (
     defined_names,
     find_entry,
     graded_calls,
+    graded_source,
+    is_stub,
     load,
 )
 
@@ -177,3 +179,33 @@ def test_graded_calls_are_read_from_the_source_through_other_exercises(tmp_path)
     )
     calls = graded_calls(Entry("notebook", path), ("softmax", "qkv", "Layer", "alone"))
     assert calls == {"softmax": set(), "qkv": set(), "Layer": {"qkv"}, "alone": set()}
+
+
+def test_names_still_holding_their_stub_are_unfinished(tmp_path):
+    """Is a graded name unfinished while its last definition (a method included) still raises the stub's error?"""
+    stub = "raise NotImplementedError('Exercise 1 (x): replace the `raise NotImplementedError` line in the exercise cell with your code.')"
+    path = notebook(
+        tmp_path / "work.ipynb",
+        f"def softmax(x):\n    {stub}",
+        f"class Layer:\n    def __init__(self):\n        pass\n\n    def forward(self, x):\n        {stub}",
+        f"def qkv(x):\n    {stub}",
+        "def qkv(x):\n    return softmax(x)  # finished in a later cell",
+        "x = 1  # a cell that defines no graded name is not parsed for them",
+    )
+    source = graded_source(Entry("notebook", path), ("softmax", "qkv", "Layer", "absent"))
+    assert source.unfinished == {"softmax", "Layer"}
+    assert source.calls == {"softmax": set(), "qkv": {"softmax"}, "Layer": set()}
+
+
+def test_is_stub_reads_functions_and_methods(tmp_path):
+    """Does is_stub see the stub's message in a function and in any method of a class, and nothing in finished code?"""
+    import importlib.util
+
+    (tmp_path / "work.py").write_text(
+        "class Layer:\n    def forward(self):\n        raise NotImplementedError('replace this line with your code')\n\n\n"
+        "def done():\n    return 1\n"
+    )
+    spec = importlib.util.spec_from_file_location("work_for_is_stub", tmp_path / "work.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert is_stub(module.Layer) and not is_stub(module.done) and not is_stub(len)
