@@ -54,10 +54,9 @@ class StudentView:
     def run(self, probe_id: str, inputs: dict) -> dict:
         from ..public import wire
 
+        key = wire.digest(probe_id, inputs)
         try:
-            return self._session.run(
-                self.name, probe_id, inputs, self._sizes.get(wire.digest(probe_id, inputs), 1 << 20)
-            )
+            return self._session.run(self.name, probe_id, inputs, self._sizes.get(key, 1 << 20), key)
         except StudentError as error:
             # The call that raised, so that a known mistake raising the same error can be named.
             error.evidence = {"probe_id": probe_id, "inputs": inputs, "error": str(error)}

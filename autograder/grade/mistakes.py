@@ -26,6 +26,7 @@ from functools import cache
 
 from ..assignment import Assignment
 from ..errors import KitError
+from ..public import wire
 from ..public.compare import matches
 from ..public.probing import PROBES, error_kind
 from ..results.model import CheckResult, by_check
@@ -127,6 +128,7 @@ def diagnose(
     """
     if not failures:
         return []
+    keys = [wire.digest(failure["probe_id"], failure["inputs"]) for failure in failures]  # once, not per suspect
     found = []
     for mistake in suspects(assignment, name):
         if failing_callees and mistake.target == name:
@@ -135,7 +137,7 @@ def diagnose(
             continue  # the called name passes all its own checks: its code is not the one to fix
         if named and named.get(mistake.target) and mistake.id not in named[mistake.target] and mistake.target != name:
             continue  # the called name's own checks point to another of its mistakes
-        if all(_explains(assignment, mistake, failure) for failure in failures):
+        if all(_explains(assignment, mistake, failure, key) for failure, key in zip(failures, keys)):
             found.append(mistake)
     if failed is not None and any(mistake.target != name for mistake in found):
         found = [mistake for mistake in found if mistake.target != name]  # the called name's mistake comes first
@@ -167,9 +169,9 @@ def name_mistakes(
             case.mistakes = [m.id for m in found]
 
 
-def _explains(assignment: Assignment, mistake: Mistake, failure: dict) -> bool:
+def _explains(assignment: Assignment, mistake: Mistake, failure: dict, key: str) -> bool:
     try:
-        outputs, error = with_mistake(assignment, mistake).outputs(failure["probe_id"], failure["inputs"])
+        outputs, error = with_mistake(assignment, mistake).outputs(failure["probe_id"], failure["inputs"], key)
     except Exception:  # a broken catalogue entry must not break a grading; the kit's tests catch it
         return False
     if "error" in failure:

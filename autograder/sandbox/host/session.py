@@ -103,9 +103,13 @@ class Session:
 
     # ---------------------------------------------------------------- the interface graders use
 
-    def run(self, name: str, probe_id: str, inputs: dict, expected_bytes: int = 1 << 20) -> dict[str, np.ndarray]:
-        """The probe's outputs on the student's code, or StudentError saying what went wrong."""
-        key = (name, wire.digest(probe_id, inputs))
+    def run(
+        self, name: str, probe_id: str, inputs: dict, expected_bytes: int = 1 << 20, digest: str | None = None
+    ) -> dict[str, np.ndarray]:
+        """The probe's outputs on the student's code, or StudentError saying what went wrong.
+
+        digest: wire.digest(probe_id, inputs), where the caller has it."""
+        key = (name, digest or wire.digest(probe_id, inputs))
         if key not in self._answers:
             self.prefetch(name, [Call(probe_id, inputs, expected_bytes)])
         outputs, error = self._answers.get(key, ({}, self._failed.get(name)))
