@@ -11,6 +11,10 @@ one, else from the largest process):
 * ``grade-all`` of a class of N and of 2N: the total, and the marginal cost of a
   submission, (cost(2N) - cost(N)) / N, which start-up does not enter;
 * ``nbgrader autograde`` of the same N notebooks (its hidden cells run the same graders);
+* the checks' own work: the reference answering every probe call a submission gets
+  (hidden and visible), in this one warm process, with no sandbox, no exchange and no
+  comparison: the least any grader could spend on a submission as fast as the reference;
+  the marginal cost less this is the kit's own overhead;
 * with --scaling M: grade-all of a class of M with 1, 2, 4, ... jobs up to the CPUs here.
 
 Timings on a shared machine are noisy: read the ratios, run it twice. No test asserts a
@@ -122,6 +126,35 @@ def bare_import(repeats: int = 3) -> Run:
     return Run("bare import torch", wall, cpu, max(r.peak_mib for r in runs), runs[0].peak_how)
 
 
+def checks_own_work(assignment, repeats: int = 5) -> dict[str, float]:
+    """Core-s per graded name: the reference's CPU time on every probe call one submission gets, median of repeats.
+
+    The calls are the rehearsal's (grade/engine.py): each distinct (probe, inputs) the
+    hidden checks and the visible checks ask of a name, once each, as a student's process
+    answers them. Run here with PyTorch on one thread and matplotlib warm, as in the
+    student's process; the first round warms the caches and is not counted.
+    """
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    from .grade.engine import rehearse, single_threaded, visible_checks
+    from .grade.plan import collect
+    from .grade.reference import Reference
+    from .public.probing import run_probe
+
+    single_threaded(import_torch=assignment.framework == "torch")
+    visible = visible_checks(assignment.module("visible").VISIBLE)
+    rehearsal = rehearse(assignment, collect(assignment), visible, Reference.of(assignment))
+    impl = Reference.of(assignment).impl  # run_probe on it directly: no output comes from a cache
+    rounds: dict[str, list[float]] = {name: [] for name in assignment.graded}
+    for round_ in range(repeats + 1):
+        for name in assignment.graded:
+            started = time.process_time()
+            for call in rehearsal.calls.get(name, []):
+                run_probe(call.probe, impl, call.inputs)
+            if round_:
+                rounds[name].append(time.process_time() - started)
+    return {name: statistics.median(times) for name, times in rounds.items()}
+
+
 def grade_all(folder: Path, out: Path, jobs: int, label: str) -> Run:
     command = [
         sys.executable,
@@ -194,6 +227,7 @@ def bench(n: int = 24, jobs: int = 2, scaling: int = 0, keep: Path | None = None
         small = grade_all(single, work / "out", jobs, f"grade-all of {n}")
         large = grade_all(work / "double", work / "out-double", jobs, f"grade-all of {2 * n}")
         nbgrader = nbgrader_autograde(assignment, paths[:n], work / "course")
+        own_work = checks_own_work(assignment)
         runs: list[tuple[int, Run]] = []  # jobs, and the run with that many
         figures = {
             "n": n,
@@ -204,6 +238,7 @@ def bench(n: int = 24, jobs: int = 2, scaling: int = 0, keep: Path | None = None
             "small": small,
             "large": large,
             "nbgrader": nbgrader,
+            "own_work": own_work,
             "marginal_cpu": (large.cpu - small.cpu) / n,
             "marginal_wall": (large.wall - small.wall) / n,
             "same_scores": agreement(work / "out", work / "course", assignment, [p.stem for p in paths[:n]]),
@@ -263,6 +298,17 @@ def print_figures(figures: dict) -> None:
     )
     print(
         f"marginal cost of a submission: {figures['marginal_cpu']:.3f} core-s, {figures['marginal_wall']:.3f} s of wall time with {jobs} jobs"
+    )
+    own = figures["own_work"]
+    total = sum(own.values())
+    heaviest = max(own, key=own.get)
+    print(
+        f"the checks' own work, the reference answering every probe call of one submission in one warm process: "
+        f"{total:.3f} core-s ({heaviest} {own[heaviest]:.3f} of it)"
+    )
+    print(
+        f"the kit's own cost per submission above that (sandbox, exchanges, judging, feedback): "
+        f"{figures['marginal_cpu'] - total:.3f} core-s"
     )
     print(
         f"nbgrader autograde per submission: {figures['nbgrader'].wall / n:.3f} s; the kit is {figures['nbgrader'].wall / figures['small'].wall:.1f} times faster"

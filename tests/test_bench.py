@@ -2,6 +2,7 @@
 
 import pytest
 
+import autograder.assignment
 from autograder.bench import bench, print_figures
 
 
@@ -15,10 +16,13 @@ def test_bench_prints_its_figures(capsys):
         "bare import",
         "one grade",
         "marginal cost of a submission",
+        "the checks' own work",
+        "the kit's own cost",
         "nbgrader autograde",
         "times faster",
         "peak MiB",
         "scaling",
     ):
         assert words in out
+    assert set(figures["own_work"]) == set(autograder.assignment.get("mha").graded)
     assert figures["small"].peak_mib > 0 and figures["nbgrader"].peak_mib > 0 and figures["baseline"].cpu > 0

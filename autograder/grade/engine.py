@@ -117,6 +117,54 @@ def run_check(check: Check, fixtures: dict) -> CheckResult:
     return result
 
 
+def rehearse(assignment: Assignment, plan: list[Check], visible: list[dict], reference) -> Rehearsal:
+    """Run every check on the reference: each must pass; note the probes each name asks for.
+
+    visible: the visible checks as Grader._visible_checks gives them."""
+    from ..public import wire
+
+    rehearsal = Rehearsal()
+    failures = []
+    for check in plan + visible:
+        record: list = []
+        view = ReferenceView(reference, record=record)
+        if isinstance(check, Check):
+            result = run_check(check, {"student": view, "reference": reference, "submission": None})
+            if not result.passed:
+                failures.append(f"{check.test_id}: {result.message}")
+        else:
+            view.run(check["probe"], check["inputs"])
+        calls = rehearsal.calls.setdefault(check.name if isinstance(check, Check) else check["name"], [])
+        for probe_id, inputs in record:
+            key = wire.digest(probe_id, inputs)
+            if key not in rehearsal.sizes:
+                outputs = reference.run(probe_id, inputs)
+                rehearsal.sizes[key] = sum(getattr(v, "nbytes", 0) for v in outputs.values())
+            if all(wire.digest(c.probe, c.inputs) != key for c in calls):
+                calls.append(Call(probe_id, inputs, rehearsal.sizes[key]))
+    if failures:
+        shown = "\n".join(f"  - {failure}" for failure in failures[:10])
+        raise KitError(
+            f"the reference of {assignment.name} fails its own graders; fix the graders or the reference:\n{shown}"
+        )
+    return rehearsal
+
+
+def visible_checks(cases) -> list[dict]:
+    """The visible checks (an assignment's VISIBLE) as the grader runs them, on the visible inputs."""
+    return [
+        {
+            "name": case.name,
+            "title": case.title,
+            "probe": case.probe.probe_id,
+            "keys": list(case.keys) if case.keys else None,
+            "inputs": case.inputs,
+            **({"note": case.note} if case.note else {}),
+        }
+        for case in cases
+    ]
+
+
 class Grader:
     """Grades submissions of one assignment, one after another."""
 
@@ -165,50 +213,10 @@ class Grader:
     # ---------------------------------------------------------------- start-up
 
     def _rehearse(self) -> Rehearsal:
-        """Run every check on the reference: each must pass; note the probes each name asks for."""
-        from ..public import wire
-
-        rehearsal = Rehearsal()
-        failures = []
-        for check in self.plan + self._visible_checks():
-            record: list = []
-            view = ReferenceView(self.reference, record=record)
-            if isinstance(check, Check):
-                result = run_check(check, {"student": view, "reference": self.reference, "submission": None})
-                if not result.passed:
-                    failures.append(f"{check.test_id}: {result.message}")
-            else:
-                view.run(check["probe"], check["inputs"])
-            calls = rehearsal.calls.setdefault(check.name if isinstance(check, Check) else check["name"], [])
-            for probe_id, inputs in record:
-                key = wire.digest(probe_id, inputs)
-                if key not in rehearsal.sizes:
-                    outputs = self.reference.run(probe_id, inputs)
-                    rehearsal.sizes[key] = sum(getattr(v, "nbytes", 0) for v in outputs.values())
-                if all(wire.digest(c.probe, c.inputs) != key for c in calls):
-                    calls.append(Call(probe_id, inputs, rehearsal.sizes[key]))
-        if failures:
-            shown = "\n".join(f"  - {failure}" for failure in failures[:10])
-            raise KitError(
-                f"the reference of {self.assignment.name} fails its own graders; fix the graders or the reference:\n{shown}"
-            )
-        return rehearsal
+        return rehearse(self.assignment, self.plan, self._visible_checks(), self.reference)
 
     def _visible_checks(self) -> list[dict]:
-        """The visible checks as the grader runs them: the reference's outputs on the visible inputs."""
-        checks = []
-        for case in self.visible:
-            checks.append(
-                {
-                    "name": case.name,
-                    "title": case.title,
-                    "probe": case.probe.probe_id,
-                    "keys": list(case.keys) if case.keys else None,
-                    "inputs": case.inputs,
-                    **({"note": case.note} if case.note else {}),
-                }
-            )
-        return checks
+        return visible_checks(self.visible)
 
     def check_host(self) -> None:
         """Grade the reference through the sandbox: anything short of full marks is the host's fault."""
