@@ -16,6 +16,7 @@ the answers, and names known mistakes.
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from dataclasses import dataclass, field
@@ -218,6 +219,29 @@ class Grader:
     def _visible_checks(self) -> list[dict]:
         return visible_checks(self.visible)
 
+    @functools.cached_property
+    def _visible_stored(self) -> dict[str, list[tuple[dict, dict]]]:
+        """Per graded name, each visible check and what the student's self-check stores of it
+        (the reference's outputs as JSON): made once, judged the way the notebook judges."""
+        stored: dict[str, list[tuple[dict, dict]]] = {}
+        for check in self._visible_checks():
+            expected = self.reference.run(check["probe"], check["inputs"])
+            stored.setdefault(check["name"], []).append(
+                (
+                    check,
+                    {
+                        "name": check["name"],
+                        "title": check["title"],
+                        "probe": check["probe"],
+                        "keys": check["keys"],
+                        "mistakes": [],
+                        "expected": _as_json(expected),
+                        **({"note": check["note"]} if "note" in check else {}),
+                    },
+                )
+            )
+        return stored
+
     def check_host(self) -> None:
         """Grade the reference through the sandbox: anything short of full marks is the host's fault."""
         if self._host_checked:
@@ -331,19 +355,7 @@ class Grader:
 
     def _visible_results(self, name: str, view: StudentView) -> list[CheckResult]:
         results = []
-        for check in self._visible_checks():
-            if check["name"] != name:
-                continue
-            expected = self.reference.run(check["probe"], check["inputs"])
-            stored = {
-                "name": name,
-                "title": check["title"],
-                "probe": check["probe"],
-                "keys": check["keys"],
-                "mistakes": [],
-                "expected": _as_json(expected),
-                **({"note": check["note"]} if "note" in check else {}),
-            }
+        for check, stored in self._visible_stored.get(name, []):
             try:
                 got, error = view.run(check["probe"], check["inputs"]), None
             except StudentError as problem:

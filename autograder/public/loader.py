@@ -167,9 +167,10 @@ def _definitions(entry: Entry) -> dict[str, bool]:
     (an assignment, an import, or a function or class that holds no stub's NotImplementedError)."""
     done: dict[str, bool] = {}
     for source, tree in _trees(entry):
+        lines = _LINE_BREAK.split(source)
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                finished = not holds_stub(ast.get_source_segment(source, node) or "")
+                finished = not holds_stub(_lines_of(lines, node))
                 done[node.name] = done.get(node.name, False) or finished
             elif isinstance(node, (ast.Assign, ast.AnnAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -177,6 +178,14 @@ def _definitions(entry: Entry) -> dict[str, bool]:
             elif isinstance(node, ast.ImportFrom):
                 done.update({alias.asname or alias.name: True for alias in node.names})
     return done
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # what the parser counts as a line's end (str.splitlines counts more)
+
+
+def _lines_of(lines: list[str], node: ast.stmt) -> str:
+    """The whole lines a top-level statement spans (ast.get_source_segment splits the source each call)."""
+    return "\n".join(lines[node.lineno - 1 : node.end_lineno])
 
 
 def defined_names(entry: Entry, done_only: bool = False) -> set[str]:
@@ -201,11 +210,12 @@ def graded_source(entry: Entry, graded: tuple[str, ...]) -> GradedSource:
     mentions: dict[str, set[str]] = {}
     unfinished: set[str] = set()
     for source, tree in _trees(entry, graded):
+        lines = _LINE_BREAK.split(source)
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in graded:
                 names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
                 mentions[node.name] = names & set(graded) - {node.name}
-                if holds_stub(ast.get_source_segment(source, node) or ""):
+                if holds_stub(_lines_of(lines, node)):
                     unfinished.add(node.name)
                 else:
                     unfinished.discard(node.name)

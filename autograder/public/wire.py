@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import struct
 from dataclasses import dataclass
 
@@ -126,7 +127,7 @@ def _index_entry(entry, limits: Limits):
         raise WireError(f"array {key!r} is not plain data")
     if not isinstance(shape, list) or len(shape) > 32 or not all(isinstance(n, int) and n >= 0 for n in shape):
         raise WireError(f"array {key!r} has a malformed shape")
-    if not isinstance(nbytes, int) or dtype.itemsize * int(np.prod(shape, dtype=np.int64)) != nbytes:
+    if not isinstance(nbytes, int) or dtype.itemsize * math.prod(shape) != nbytes:
         raise WireError(f"array {key!r} does not have the size its shape says")
     if device is not None and (not isinstance(device, str) or len(device) > 16):
         raise WireError(f"array {key!r} has a malformed device")
@@ -197,6 +198,16 @@ def unpack(plain: dict, arrays: dict[str, np.ndarray]) -> dict:
         return value
 
     return {key: restore(value) for key, value in plain.items()}
+
+
+def by_call(arrays: dict[str, np.ndarray]) -> dict[int, dict[str, np.ndarray]]:
+    """A batch's arrays, keyed "<i>/<key>", grouped by call: {i: {key: array}}; other keys are left out."""
+    calls: dict[int, dict[str, np.ndarray]] = {}
+    for name, value in arrays.items():
+        index, _, key = name.partition("/")
+        if index.isdigit():
+            calls.setdefault(int(index), {})[key] = value
+    return calls
 
 
 def digest(probe_id: str, inputs: dict) -> str:

@@ -71,3 +71,17 @@ def test_too_many_arrays_are_refused():
     arrays = [[f"a{i}", "<f4", [0], 0, None] for i in range(5000)]
     with pytest.raises(wire.WireError):
         wire.decode(payload({"meta": {}, "arrays": arrays}))
+
+
+def test_a_batchs_arrays_are_grouped_by_call():
+    """Does each call of a batch get its own arrays, by key, with keys of no call left out?"""
+    one, two = np.zeros(2), np.ones(3)
+    grouped = wire.by_call({"0/x": one, "1/x": two, "1/w/bias": one, "10/y": two, "stray": one, "x/0": one})
+    assert set(grouped) == {0, 1, 10}
+    assert grouped[0] == {"x": one} and set(grouped[1]) == {"x", "w/bias"} and grouped[10]["y"] is two
+
+
+def test_an_array_whose_size_is_not_its_shapes_is_refused():
+    """Is an array entry whose byte count does not match dtype and shape a WireError, however large the shape?"""
+    with pytest.raises(wire.WireError, match="size"):
+        wire.decode(payload({"meta": {}, "arrays": [["a", "<f4", [2**40, 2**40], 16, None]]}) + b"\0" * 16)

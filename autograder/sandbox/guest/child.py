@@ -42,9 +42,9 @@ def configure_torch(device: str) -> None:
 def answer(impl: Implementation, meta: dict, arrays: dict) -> tuple[dict, dict]:
     """Run a batch of probes; their outputs keyed "<i>/<key>", their errors in order."""
     errors, outputs = [], {}
+    given = wire.by_call(arrays)
     for i, call in enumerate(meta["calls"]):
-        mine = {key.split("/", 1)[1]: value for key, value in arrays.items() if key.split("/", 1)[0] == str(i)}
-        inputs = wire.unpack(call["inputs"], mine)
+        inputs = wire.unpack(call["inputs"], given.get(i, {}))
         got, error = run_probe(call["probe"], impl, inputs)
         errors.append(error)
         for key, value in got.items():

@@ -164,9 +164,9 @@ class Session:
         if not isinstance(errors, list) or len(errors) != len(calls):
             self._fail(f"while checking {name}, the process answered something other than its results")
         results: list[tuple[dict, str | None]] = []
+        answers = wire.by_call(outputs)
         for i, failure in enumerate(errors):
-            mine = {key.split("/", 1)[1]: value for key, value in outputs.items() if key.split("/", 1)[0] == str(i)}
-            results.append(({}, self._error_text(failure)) if failure else (mine, None))
+            results.append(({}, self._error_text(failure)) if failure else (answers.get(i, {}), None))
         return results
 
     def _error_text(self, error) -> str:
