@@ -9,7 +9,9 @@ one, else from the largest process):
 * baseline: ``python -c "import torch"`` (the bare import every grader pays once);
 * one ``grade`` of one submission (the Gradescope and Classroom case);
 * ``grade-all`` of a class of N and of 2N: the total, and the marginal cost of a
-  submission, (cost(2N) - cost(N)) / N, which start-up does not enter;
+  submission, (cost(2N) - cost(N)) / N, which start-up does not enter (with --scaling M
+  over 2N, from the class of M graded with as many jobs instead: (cost(M) - cost(N)) /
+  (M - N), where a start-up's noise weighs M - N times less);
 * ``nbgrader autograde`` of the same N notebooks (its hidden cells run the same graders);
 * the checks' own work: the reference answering every probe call a submission gets
   (hidden and visible), in this one warm process, with no sandbox, no exchange and no
@@ -241,6 +243,7 @@ def bench(n: int = 24, jobs: int = 2, scaling: int = 0, keep: Path | None = None
             "own_work": own_work,
             "marginal_cpu": (large.cpu - small.cpu) / n,
             "marginal_wall": (large.wall - small.wall) / n,
+            "marginal_from": (n, 2 * n),  # the classes whose difference it is
             "same_scores": agreement(work / "out", work / "course", assignment, [p.stem for p in paths[:n]]),
             "scaling": runs,
         }
@@ -251,6 +254,10 @@ def bench(n: int = 24, jobs: int = 2, scaling: int = 0, keep: Path | None = None
             for count in job_counts:
                 run = grade_all(folder, work / f"out-{count}", count, f"{scaling} with {count} jobs")
                 runs.append((count, run))
+                if count == jobs and scaling > 2 * n:
+                    figures["marginal_cpu"] = (run.cpu - small.cpu) / (scaling - n)
+                    figures["marginal_wall"] = (run.wall - small.wall) / (scaling - n)
+                    figures["marginal_from"] = (n, scaling)
         return figures
     finally:
         if keep:
@@ -297,7 +304,8 @@ def print_figures(figures: dict) -> None:
         f"per submission, class of {n} with {jobs} jobs, start-up included: {per:.3f} s = {per / unit:.3f} bare imports"
     )
     print(
-        f"marginal cost of a submission: {figures['marginal_cpu']:.3f} core-s, {figures['marginal_wall']:.3f} s of wall time with {jobs} jobs"
+        f"marginal cost of a submission (classes of {figures['marginal_from'][0]} and {figures['marginal_from'][1]}): "
+        f"{figures['marginal_cpu']:.3f} core-s, {figures['marginal_wall']:.3f} s of wall time with {jobs} jobs"
     )
     own = figures["own_work"]
     total = sum(own.values())

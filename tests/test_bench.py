@@ -8,10 +8,11 @@ from autograder.bench import bench, print_figures
 
 @pytest.mark.slow
 def test_bench_prints_its_figures(capsys):
-    figures = bench(n=2, jobs=1, scaling=2)
+    figures = bench(n=2, jobs=1, scaling=5)
     print_figures(figures)
     out = capsys.readouterr().out
     assert figures["same_scores"] == "2 of 2"
+    assert figures["marginal_from"] == (2, 5)  # a class of 5 graded with as many jobs as the class of 2
     for words in (
         "bare import",
         "one grade",
