@@ -68,12 +68,14 @@ def pair(result, what: str):
     return result
 
 
-def fixed_dropout(keep, p: float, impl):
-    """A dropout whose kept weights are known: x * keep / (1 - p), keep of shape (q_len, k_len).
+def fixed_dropout(keep, p: float, impl, where: str = "the attention weights (q_len, k_len)"):
+    """A dropout whose kept entries are known: x * keep / (1 - p), keep the shape of x's last two axes.
 
-    The pattern depends only on a weight's query and key, never on how the code lays
-    out batch and heads: the same weights are dropped whether the heads are an axis of
-    their own, folded into the batch, or attended to one at a time in a loop.
+    The pattern depends only on those two axes (for attention weights, a weight's query
+    and key), never on how the code lays out the others: the same weights are dropped
+    whether the heads are an axis of their own, folded into the batch, or attended to one
+    at a time in a loop. A tensor whose last two axes are not keep's is refused, naming
+    ``where`` the dropout belongs.
     """
     import torch
 
@@ -86,8 +88,8 @@ def fixed_dropout(keep, p: float, impl):
         def forward(self, x):
             if tuple(x.shape[-2:]) != tuple(self.keep.shape):
                 raise ContractError(
-                    f"the dropout was applied to a tensor of shape {tuple(x.shape)}; the attention weights end "
-                    f"in (q_len, k_len) = {tuple(self.keep.shape)}: apply the dropout to the weights"
+                    f"the dropout was applied to a tensor of shape {tuple(x.shape)}; it belongs on {where}, "
+                    f"whose last two axes here are {tuple(self.keep.shape)}"
                 )
             return x * self.keep.to(x.dtype) / (1 - self.p)
 

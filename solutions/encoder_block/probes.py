@@ -14,7 +14,7 @@ from __future__ import annotations
 # and in the students' self-check bundle. PyTorch is imported inside the probes that use it:
 # the grader reads the probes' tolerances without it.
 from ...public.probing import EXACT, ContractError, Tolerance, probe
-from ...public.torch_probes import grad, load, module
+from ...public.torch_probes import fixed_dropout, grad, load, module
 
 # float32 keeps about 7 significant digits (eps = 1.2e-7). A correct implementation may
 # sum in another order than the reference (a variance as mean(x^2) - mean(x)^2, einsum
@@ -66,30 +66,6 @@ def load_weights(layer, weights: dict, impl, name: str) -> None:
         load(parameter(layer, path, name), array, impl, shown)
 
 
-def pattern_dropout(keep, p: float, impl, where: str):
-    """A dropout whose kept entries are known: x * keep / (1 - p), keep of shape (seq, features).
-
-    It refuses a tensor whose last two axes are not keep's: the dropout is on the wrong tensor.
-    """
-    import torch
-
-    class PatternDropout(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.p = p
-            self.register_buffer("keep", impl.tensor(keep).to(torch.float32))
-
-        def forward(self, x):
-            if tuple(x.shape[-2:]) != tuple(self.keep.shape):
-                raise ContractError(
-                    f"the dropout was applied to a tensor of shape {tuple(x.shape)}; it belongs on {where}, "
-                    f"whose last two axes here are {tuple(self.keep.shape)}"
-                )
-            return x * self.keep.to(x.dtype) / (1 - self.p)
-
-    return PatternDropout().to(impl.device)
-
-
 def set_mode(layer, keep, p: float, impl, where: str) -> None:
     """Eval mode; or, when ``keep`` is given, train mode with layer.dropout replaced by a known pattern."""
     import torch
@@ -99,7 +75,7 @@ def set_mode(layer, keep, p: float, impl, where: str) -> None:
     else:
         # Put in place even where the module has no dropout attribute of its own: code that
         # never calls self.dropout computes without one, and the feedback can say so.
-        layer.dropout = pattern_dropout(keep, p, impl, where)
+        layer.dropout = fixed_dropout(keep, p, impl, where)
         layer.train()
     # A dropout drawn at random where the contract has none draws the same numbers in
     # every run, so that the feedback can recognise the known mistake that makes it.
