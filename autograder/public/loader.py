@@ -231,12 +231,6 @@ def graded_source(entry: Entry, graded: tuple[str, ...]) -> GradedSource:
     return GradedSource(reached, frozenset(unfinished))
 
 
-def graded_calls(entry: Entry, graded: tuple[str, ...]) -> dict[str, set[str]]:
-    """For each graded name the submission defines, the other graded names its code mentions,
-    directly or through them: read from its source, never run."""
-    return graded_source(entry, graded).calls
-
-
 def _skipped(path: Path, root: Path) -> bool:
     parts = path.relative_to(root).parts
     return any(part in SKIP_DIRS or part.startswith(".") for part in parts[:-1]) or parts[-1].startswith(".")

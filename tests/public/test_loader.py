@@ -10,7 +10,6 @@ from autograder.public.loader import (
     SubmissionError,
     defined_names,
     find_entry,
-    graded_calls,
     graded_source,
     is_stub,
     load,
@@ -177,7 +176,7 @@ def test_graded_calls_are_read_from_the_source_through_other_exercises(tmp_path)
         "def qkv(x):\n    return x  # redefined: no longer calls softmax",
         "def alone(x):\n    raise SystemExit('never run')",
     )
-    calls = graded_calls(Entry("notebook", path), ("softmax", "qkv", "Layer", "alone"))
+    calls = graded_source(Entry("notebook", path), ("softmax", "qkv", "Layer", "alone")).calls
     assert calls == {"softmax": set(), "qkv": set(), "Layer": {"qkv"}, "alone": set()}
 
 
