@@ -113,10 +113,10 @@ class OutputStore:
             with os.fdopen(handle, "w") as file:
                 json.dump({"index": index, "complete": complete}, file)
             os.replace(temporary, self.path.with_suffix(".json"))
-            prune(self.path)
         except OSError:
             return  # a grader that cannot write its cache grades all the same
         self.index, self.new, self.complete, self._opened_by = index, {}, complete, None
+        prune(self.path)
 
 
 KEEP = 4  # stores kept per assignment: a few Pythons or kit versions in use on one machine each keep theirs
@@ -125,14 +125,18 @@ KEEP = 4  # stores kept per assignment: a few Pythons or kit versions in use on 
 def prune(path: Path) -> None:
     """Remove the assignment's older stores beyond the KEEP newest (each is a few MB, and
     every change of the reference, graders, probes or libraries makes a new one). A grader
-    whose store goes computes its outputs again."""
+    whose store goes computes its outputs again; one that prunes at the same time may
+    find a store gone, and leaves the rest for the next save."""
     assignment = path.name.rsplit("-", 1)[0]
-    stores = [p for p in path.parent.iterdir() if p.suffix == ".npz" and p.name.rsplit("-", 1)[0] == assignment]
-    stores.sort(key=lambda p: p.stat().st_mtime, reverse=True)
-    for old in stores[KEEP:]:
-        if old != path:
-            old.unlink(missing_ok=True)
-            old.with_suffix(".json").unlink(missing_ok=True)
+    try:
+        stores = [p for p in path.parent.iterdir() if p.suffix == ".npz" and p.name.rsplit("-", 1)[0] == assignment]
+        stores.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in stores[KEEP:]:
+            if old != path:
+                old.unlink(missing_ok=True)
+                old.with_suffix(".json").unlink(missing_ok=True)
+    except OSError:
+        return
 
 
 def store_of(assignment: Assignment) -> OutputStore:
