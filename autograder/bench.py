@@ -137,15 +137,16 @@ def checks_own_work(assignment, repeats: int = 5) -> dict[str, float]:
     student's process; the first round warms the caches and is not counted.
     """
     os.environ.setdefault("MPLBACKEND", "Agg")
-    from .grade.engine import rehearse, single_threaded, visible_checks
+    from .grade.engine import rehearse, single_threaded, visible_probes
     from .grade.plan import collect
     from .grade.reference import Reference
     from .public.probing import run_probe
 
     single_threaded(import_torch=assignment.framework == "torch")
-    visible = visible_checks(assignment.module("visible").VISIBLE)
-    rehearsal = rehearse(assignment, collect(assignment), visible, Reference.of(assignment))
-    impl = Reference.of(assignment).impl  # run_probe on it directly: no output comes from a cache
+    visible = visible_probes(assignment.module("visible").VISIBLE)
+    reference = Reference.of(assignment)
+    rehearsal = rehearse(assignment, collect(assignment), visible, reference)
+    impl = reference.impl  # run_probe on it directly: no output comes from the reference's cache
     rounds: dict[str, list[float]] = {name: [] for name in assignment.graded}
     for round_ in range(repeats + 1):
         for name in assignment.graded:

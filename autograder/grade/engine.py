@@ -121,7 +121,7 @@ def run_check(check: Check, fixtures: dict) -> CheckResult:
 def rehearse(assignment: Assignment, plan: list[Check], visible: list[dict], reference) -> Rehearsal:
     """Run every check on the reference: each must pass; note the probes each name asks for.
 
-    visible: the visible checks as Grader._visible_checks gives them."""
+    visible: the visible checks' probe calls, as visible_probes gives them."""
     from ..public import wire
 
     rehearsal = Rehearsal()
@@ -151,8 +151,10 @@ def rehearse(assignment: Assignment, plan: list[Check], visible: list[dict], ref
     return rehearsal
 
 
-def visible_checks(cases) -> list[dict]:
-    """The visible checks (an assignment's VISIBLE) as the grader runs them, on the visible inputs."""
+def visible_probes(cases) -> list[dict]:
+    """The visible checks (an assignment's VISIBLE) as the grader runs them: each one's
+    probe call on its visible inputs (author/visible.py stores the same checks, with their
+    outputs, for the students' self-check bundle)."""
     return [
         {
             "name": case.name,
@@ -214,17 +216,14 @@ class Grader:
     # ---------------------------------------------------------------- start-up
 
     def _rehearse(self) -> Rehearsal:
-        return rehearse(self.assignment, self.plan, self._visible_checks(), self.reference)
-
-    def _visible_checks(self) -> list[dict]:
-        return visible_checks(self.visible)
+        return rehearse(self.assignment, self.plan, visible_probes(self.visible), self.reference)
 
     @functools.cached_property
     def _visible_stored(self) -> dict[str, list[tuple[dict, dict]]]:
         """Per graded name, each visible check and what the student's self-check stores of it
         (the reference's outputs as JSON): made once, judged the way the notebook judges."""
         stored: dict[str, list[tuple[dict, dict]]] = {}
-        for check in self._visible_checks():
+        for check in visible_probes(self.visible):
             expected = self.reference.run(check["probe"], check["inputs"])
             stored.setdefault(check["name"], []).append(
                 (
