@@ -41,6 +41,7 @@ from .. import assignment as assignments
 from ..assignment import Assignment
 from ..config import GradingConfig
 from ..errors import KitError
+from ..public import trees
 from ..results.files import gradescope_json, not_graded_json, write_atomically
 from ..results.scoring import points_text
 from ..results.text import clean, clean_name
@@ -69,7 +70,10 @@ def fingerprint(path: Path) -> str:
     """A hash of everything submitted (links aside): a changed submission is graded again."""
     digest = hashlib.sha256()
     path = Path(path)
-    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+    try:
+        files = [path] if path.is_file() else trees.regular_files(path)
+    except trees.TreeTooDeep as error:  # refused when graded: the refusal is what is fingerprinted
+        return hashlib.sha256(str(error).encode("utf-8", "surrogateescape")).hexdigest()
     for file in files[:5000]:
         digest.update(file.relative_to(path.parent).as_posix().encode("utf-8", "surrogateescape") + b"\0")
         inner = hashlib.sha256()
@@ -117,6 +121,8 @@ def _grade_one(
     extra = {"fingerprint": finger, "grading_digest": digest, "student": student_record(submission)}
     folder = results_path(out, submission).parent
     try:
+        if submission.refused:
+            raise SubmissionError(submission.refused)
         report = grader.grade(submission.path, label=clean_name(submission.path.name))
         results = gradescope_json(report, extra=extra)
         status, reason = (
@@ -186,7 +192,8 @@ def grade_all(
     """Grade a class into out/; print the report; return the command's exit status."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="autograder-intake-") as scratch:
+    scratch = tempfile.mkdtemp(prefix="autograder-intake-")
+    try:
         intake = read_intake(folder, Path(scratch))
         if not intake.submissions:
             raise KitError(f"{clean_name(folder)} holds no submission" + _skipped_text(intake))
@@ -207,6 +214,8 @@ def grade_all(
         from .report import write_report
 
         text = write_report(assignment, out, intake, status)
+    finally:  # a student's tree of any depth in the unpacked export: removed without recursion
+        trees.remove_tree(scratch)
     print(text, end="")
     graded = sum(1 for s in todo if status[s.key][0] == "graded")
     problems = {key: value for key, value in status.items() if value[0] == "error"}

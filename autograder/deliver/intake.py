@@ -40,6 +40,7 @@ from pathlib import Path
 import yaml
 
 from ..errors import KitError
+from ..public import trees
 
 INTAKE_TABLE = """\
 | Source | What the instructor downloads | What it holds (example) |
@@ -97,6 +98,7 @@ class Submission:
         tuple[str, str, str], ...
     ] = ()  # a group's members: (name, student_id, email) each, Gradescope groups
     earlier: tuple[Path, ...] = ()  # older submissions of the same student, noted, not graded
+    refused: str = ""  # why this student's hand-in cannot be read (the student's zero), "" if it can
 
 
 @dataclass
@@ -201,7 +203,7 @@ def _prepare_scratch(scratch: Path, intake: Path) -> None:
         if folder == inside or folder in inside.parents:
             raise IntakeError(f"{intake} lies in {scratch / made}, which the intake clears; move it out of scratch")
         if folder.exists():
-            shutil.rmtree(folder)
+            trees.remove_tree(folder)
     scratch.mkdir(parents=True, exist_ok=True)
     (scratch / SCRATCH_MARK).write_text(
         "made by the autograder's class intake, which clears this folder on its next run\n"
@@ -414,6 +416,7 @@ class _Draft:
     email: str = ""
     members: tuple[tuple[str, str, str], ...] = ()  # (name, student_id, email) each, as Submission.members
     earlier: list[Path] = field(default_factory=list)
+    refused: str = ""  # as Submission.refused
 
 
 class _Reader:
@@ -452,10 +455,12 @@ class _Reader:
         return kept
 
     def files_under(self, folder: Path) -> list[Path]:
-        """Every regular file under folder, never through a link; links and junk noted in skipped."""
+        """Every regular file under folder, never through a link; links and junk noted in skipped.
+
+        Raises TreeTooDeep for a folder nested deeper than the kit reads (that student is refused).
+        """
         found = []
-        for dirpath, dirnames, filenames in os.walk(folder):
-            here = Path(dirpath)
+        for here, dirnames, filenames in trees.walk(folder):
             for name in sorted(dirnames):
                 if (here / name).is_symlink():
                     self.skip(here / name, "a symbolic link: never followed, left out of the graded copy")
@@ -475,11 +480,14 @@ class _Reader:
         return found
 
     def clean(self, folder: Path) -> bool:
-        """Whether folder holds nothing but folders and regular files; the rest noted in skipped."""
+        """Whether folder holds nothing but folders and regular files; the rest noted in skipped.
+
+        Raises TreeTooDeep for a folder nested deeper than the kit reads (that student is refused).
+        """
         clean = True
-        for dirpath, dirnames, filenames in os.walk(folder):
+        for here, dirnames, filenames in trees.walk(folder):
             for name in dirnames + filenames:
-                path = Path(dirpath, name)
+                path = here / name
                 if path.is_symlink():
                     self.skip(path, "a symbolic link: never followed, left out of the graded copy")
                     clean = False
@@ -619,7 +627,11 @@ class _Reader:
                 for entry, plugin, file in parts:
                     prefix = "" if plugin == "file" else f"{plugin}/"
                     if entry.is_dir():
-                        draft.files += [(p, prefix + p.relative_to(entry).as_posix()) for p in self.files_under(entry)]
+                        try:
+                            files = self.files_under(entry)
+                        except trees.TreeTooDeep as error:
+                            draft.refused, files = str(error), []
+                        draft.files += [(p, prefix + p.relative_to(entry).as_posix()) for p in files]
                     else:
                         draft.files.append((entry, prefix + _safe_file_name(file, "file")))
             drafts.append(draft)
@@ -820,18 +832,23 @@ class _Reader:
         submissions = []
         for draft in drafts:
             key = _unique(_key_base(draft.name, draft.student_id), used)
+            try:
+                path = self._materialize(draft, key)
+            except trees.TreeTooDeep as error:  # that student's hand-in is refused, never the class's
+                draft.refused, path = str(error), draft.folder or self.scratch / "students" / key
             submissions.append(
                 Submission(
                     key=key,
                     name=printable(draft.name) or key,
                     student_id=printable(draft.student_id),
-                    path=self._materialize(draft, key),
+                    path=path,
                     source=source,
                     late=draft.late,
                     submitted_at=draft.submitted_at,
                     email=printable(draft.email),
                     members=tuple((printable(n), printable(i), printable(e)) for n, i, e in draft.members),
                     earlier=tuple(draft.earlier),
+                    refused=draft.refused,
                 )
             )
         return submissions
@@ -841,6 +858,8 @@ class _Reader:
         if draft.file is not None:
             return draft.file
         target = self.scratch / "students" / key
+        if draft.refused:
+            return draft.folder or target
         if draft.folder is not None:
             if self.clean(draft.folder):
                 return draft.folder
@@ -854,12 +873,7 @@ class _Reader:
 
     def _quiet_files(self, folder: Path) -> list[Path]:
         """Regular files under folder without noting links again (clean() has)."""
-        found = []
-        for dirpath, dirnames, filenames in os.walk(folder):
-            here = Path(dirpath)
-            dirnames[:] = [d for d in dirnames if not (here / d).is_symlink()]
-            found += [here / f for f in filenames if not (here / f).is_symlink() and (here / f).is_file()]
-        return sorted(found)
+        return trees.regular_files(folder)
 
 
 # ------------------------------------------------------------------ small pieces

@@ -26,6 +26,7 @@ from .. import assignment as assignments
 from ..assignment import Assignment
 from ..config import GradingConfig
 from ..errors import KitError
+from ..public import trees
 from ..public.loader import Entry, GradedSource, SubmissionError, defined_names, find_entry, graded_source
 from ..public.selfcheck import calls_failing
 from ..public.selfcheck import judge as judge_visible
@@ -286,9 +287,7 @@ class Grader:
                 hidden_summary=self.hidden_summary,
             )
         finally:
-            import shutil
-
-            shutil.rmtree(folder, ignore_errors=True)
+            trees.remove_tree(folder)
         report.seconds = round(time.monotonic() - started, 3)
         return report
 
@@ -494,7 +493,7 @@ def infer_assignment(path: Path) -> Assignment:
 
     path = Path(path)
     known = assignments.discover()
-    notebooks = [path] if path.suffix == ".ipynb" else sorted(path.rglob("*.ipynb"))[:50] if path.is_dir() else []
+    notebooks = [path] if path.suffix == ".ipynb" else _notebooks_in(path)[:50] if path.is_dir() else []
     for notebook in notebooks:
         try:
             if notebook.is_symlink() or notebook.stat().st_size > 8 * 2**20:
@@ -516,3 +515,11 @@ def infer_assignment(path: Path) -> Assignment:
     if not scores or scores[0][0] == 0 or (len(scores) > 1 and scores[0][0] == scores[1][0]):
         raise KitError(f"cannot tell which assignment {path} is for; pass --assignment (one of {', '.join(known)})")
     return known[scores[0][1]]
+
+
+def _notebooks_in(folder: Path) -> list[Path]:
+    """The notebooks in a submitted folder, sorted; none from a folder nested deeper than the kit reads."""
+    try:
+        return [p for p in trees.regular_files(folder) if p.suffix == ".ipynb"]
+    except trees.TreeTooDeep:
+        return []

@@ -22,6 +22,7 @@ import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import trees
 from .probing import describe_exception
 
 MAX_SOURCE_BYTES = 8 * 1024 * 1024  # a notebook with images can be large; code never is
@@ -134,9 +135,7 @@ def _sources(entry: Entry) -> list[str]:
         return [cell.source for cell in code_cells(entry.path)]
     if entry.kind == "module":
         return [read_text(entry.path)]
-    return [
-        read_text(p) for p in sorted(entry.path.rglob("*.py")) if not _skipped(p, entry.path) and not p.is_symlink()
-    ]
+    return [read_text(p) for p in _files_in(entry.path) if p.suffix == ".py" and not _skipped(p, entry.path)]
 
 
 def _trees(entry: Entry, defining: tuple[str, ...] = ()) -> list[tuple[str, ast.Module]]:
@@ -236,10 +235,30 @@ def _skipped(path: Path, root: Path) -> bool:
     return any(part in SKIP_DIRS or part.startswith(".") for part in parts[:-1]) or parts[-1].startswith(".")
 
 
+def _files_in(folder: Path) -> list[Path]:
+    """The regular files under a submitted folder; SubmissionError for one nested deeper than the kit reads."""
+    try:
+        return trees.regular_files(folder)
+    except trees.TreeTooDeep as error:
+        raise SubmissionError(str(error)) from None
+
+
+def _everything_in(folder: Path) -> list[Path]:
+    """Every file and folder under a submitted folder, sorted, links left out; SubmissionError as _files_in."""
+    found = []
+    try:
+        for here, folders, files in trees.walk(folder):
+            folders[:] = [name for name in folders if not (here / name).is_symlink()]
+            found += [here / name for name in folders + files]
+    except trees.TreeTooDeep as error:
+        raise SubmissionError(str(error)) from None
+    return sorted(found)
+
+
 def candidates(path: Path) -> list[Entry]:
     """Every notebook, .py file and package in a folder that could be the submission."""
     found = []
-    for item in sorted(path.rglob("*")):
+    for item in _everything_in(path):
         if item.is_symlink() or _skipped(item, path) or any(part in SKIP_DIRS for part in item.relative_to(path).parts):
             continue
         if item.is_file() and item.suffix == ".ipynb":

@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from autograder import KIT_ROOT
 from autograder.author.samples import sample_path
 from autograder.config import GradingConfig
 from autograder.deliver import batch
+from autograder.public import trees
 
 pytestmark = pytest.mark.slow
 KIT = [sys.executable, "-m", "autograder"]
@@ -113,6 +115,50 @@ def test_a_moodle_folder_and_a_gradescope_export(samples, tmp_path):
     assert not any("submission_metadata" in row["key"] for row in people.values())  # the yml is no student
     results = json.loads(next((out / "students").glob("*/results.json")).read_text())
     assert results["extra_data"]["student"]["source"] == "gradescope"
+
+
+def deep_chain(root: Path, depth: int) -> None:
+    """depth nested folders under root, made relative to open folders, a notebook-like file at the bottom."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(depth):
+        os.mkdir("d", dir_fd=fd)
+        inner = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    os.close(os.open("x.ipynb", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd))
+    os.close(fd)
+
+
+@pytest.mark.parametrize("as_zip", [False, True], ids=["folder", "zip"])
+def test_one_students_tree_deeper_than_recursion_refuses_that_student_only(samples, tmp_path, monkeypatch, as_zip):
+    """A student's folder 1100 levels deep: is she refused with the reason, the class graded, and scratch removed?"""
+    export = moodle_folder(samples, tmp_path / "moodle")
+    mallory = export / "Mallory Deep_7777777_assignsubmission_file_"
+    mallory.mkdir()
+    shutil.copy(samples["solved"], mallory / "mha.ipynb")
+    deep_chain(mallory, sys.getrecursionlimit() + 100)
+    if as_zip:
+        with zipfile.ZipFile(tmp_path / "moodle.zip", "w") as archive:
+            for folder, _, files in trees.walk(export, max_depth=10_000):
+                for name in files:
+                    archive.write(folder / name, (folder / name).relative_to(export).as_posix())
+        export = tmp_path / "moodle.zip"
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    out = tmp_path / "out"
+    try:
+        assert batch.grade_all(export, "mha", out, GradingConfig(), jobs=1, progress=False) == 0
+    finally:
+        trees.remove_tree(mallory)  # pytest's own clean-up of old temporary folders recurses
+    table = {row["name"]: row for row in rows(out).values()}
+    assert {name: row["score"] for name, row in table.items() if name != "Mallory Deep"} == {
+        "Jane Doe": "40",
+        "Bob Smith": "37.37",
+    }
+    assert table["Mallory Deep"]["status"] == "not graded"
+    assert "levels deep" in table["Mallory Deep"]["reason"]
+    assert list(scratch.iterdir()) == []  # the unpacked export and every student's copy are gone
 
 
 def test_a_rerun_grades_only_what_changed(samples, tmp_path, capsys):
