@@ -10,7 +10,6 @@ the feedback.
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,7 +106,3 @@ def _copy_folder(source: Path, target: Path, budget: _Budget, notes: list[str], 
 
 def _printable(path: Path) -> str:
     return str(path).encode("utf-8", "backslashreplace").decode("ascii", "backslashreplace")
-
-
-def remove(folder: Path) -> None:
-    shutil.rmtree(folder, ignore_errors=True)

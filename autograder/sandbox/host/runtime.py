@@ -7,11 +7,11 @@ process (tiers.py); every result names the tier it was graded in.
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ...public import trees
 from .cgroups import Hierarchy, JobCgroup, Limits
 from .client import Zygote
 from .uids import UidPool
@@ -73,4 +73,4 @@ class Runtime:
     def close(self) -> None:
         self.zygote.close()
         self.isolation.close()
-        shutil.rmtree(self.scratch_root, ignore_errors=True)
+        trees.remove_tree(self.scratch_root)

@@ -15,7 +15,6 @@ not asked for in advance costs an exchange of its own.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import tempfile
 import time
@@ -25,7 +24,7 @@ from typing import NoReturn
 
 import numpy as np
 
-from ...public import wire
+from ...public import trees, wire
 from ...public.loader import Entry
 from ..guest.isolation import INSIDE
 from . import uids
@@ -132,7 +131,7 @@ class Session:
 
     def close(self) -> None:
         self._kill()
-        shutil.rmtree(self.folder, ignore_errors=True)
+        trees.remove_tree(self.folder)
 
     # ---------------------------------------------------------------- one exchange
 
@@ -314,7 +313,7 @@ class Session:
             uids.kill_all(self._uid)
             uids.remove_files_of(self._uid)
         if self._scratch is not None:
-            shutil.rmtree(self._scratch, ignore_errors=True)
+            trees.remove_tree(self._scratch)
             self._scratch = None
         return ended
 
@@ -388,12 +387,15 @@ def _cpu_of(pid: int) -> float:
 def _size(folder: Path, stop_at: int) -> int:
     """Bytes under folder, counting no further than stop_at."""
     total = 0
-    for root, _, files in os.walk(folder):
-        for name in files:
-            try:
-                total += os.lstat(os.path.join(root, name)).st_blocks * 512
-            except OSError:
-                continue
-            if total >= stop_at:
-                return total
+    try:
+        for root, _, files in trees.walk(folder, max_depth=4096):
+            for name in files:
+                try:
+                    total += os.lstat(root / name).st_blocks * 512
+                except OSError:
+                    continue
+                if total >= stop_at:
+                    return total
+    except trees.TreeTooDeep:  # 4096 folders deep is itself a disk filled with folders
+        return max(total, stop_at)
     return total

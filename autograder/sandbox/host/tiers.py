@@ -12,13 +12,13 @@ for the results and for ``python -m autograder doctor``.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 from ... import KIT_ROOT
 from ...errors import KitError
+from ...public import trees
 from .cgroups import Hierarchy, find_hierarchy
 from .client import Zygote
 from .runtime import TIER_WORDS, Isolation
@@ -92,7 +92,7 @@ def attempt(
                 return None, str(error)
         reason = zygote.probe(probe_request(tier, scratch, device, pool.next() if pool else None, secret_paths))
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        trees.remove_tree(scratch)
     if reason is not None:
         if pool is not None:
             pool.close()

@@ -12,8 +12,11 @@ from __future__ import annotations
 import fcntl
 import os
 import signal
+import stat
 import time
 from pathlib import Path
+
+from ...public import trees
 
 BASE, SPAN = 61000, 4000  # the uids the kit may use: 61000 to 64999
 SHARED_SCRATCH = ("/tmp", "/var/tmp", "/dev/shm")
@@ -104,23 +107,33 @@ def kill_all(uid: int, timeout: float = 10.0) -> None:
             time.sleep(0.002)
 
 
-def remove_files_of(uid: int, places=SHARED_SCRATCH) -> None:
-    """Delete what the uid left in the shared scratch places (never following a link)."""
+def remove_files_of(uid: int, places=SHARED_SCRATCH, max_depth: int = 64) -> None:
+    """Delete what the uid left in the shared scratch places, never following a link.
+
+    Whatever the uid owns is removed whole, however deep (trees.remove_tree keeps no
+    recursion); folders of others are searched no more than max_depth levels down.
+    """
     for place in places:
         try:
             device = os.lstat(place).st_dev
         except OSError:
             continue
-        for folder, folders, files in os.walk(place, topdown=False):
-            for name in files + folders:
-                path = os.path.join(folder, name)
+        pending = [(place, 0)]
+        while pending:
+            folder, depth = pending.pop()
+            try:
+                with os.scandir(folder) as scan:
+                    entries = list(scan)
+            except OSError:
+                continue
+            for entry in entries:
                 try:
-                    info = os.lstat(path)
-                    if info.st_uid != uid or info.st_dev != device:
-                        continue
-                    if os.path.isdir(path) and not os.path.islink(path):
-                        os.rmdir(path)
-                    else:
-                        os.unlink(path)
+                    info = entry.stat(follow_symlinks=False)
                 except OSError:
                     continue
+                if info.st_dev != device:
+                    continue
+                if info.st_uid == uid:
+                    trees.remove_tree(entry.path)
+                elif stat.S_ISDIR(info.st_mode) and depth < max_depth:
+                    pending.append((entry.path, depth + 1))
