@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.deliver import intake as intake_module
-from autograder.deliver.intake import RESERVED_STEMS, IntakeError, read_intake
+from autograder.deliver.intake import RESERVED_STEMS, IntakeError, names, read_intake, unzip
 
 NOTEBOOK = b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
 
@@ -49,7 +48,7 @@ def assert_safe_keys(intake) -> None:
     for key in keys:
         assert re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", key), key
         assert key.split(".")[0].casefold() not in RESERVED_STEMS, key
-        assert len(key) <= intake_module.MAX_KEY_LENGTH
+        assert len(key) <= names.MAX_KEY_LENGTH
 
 
 # ------------------------------------------------------------------ Canvas
@@ -61,7 +60,6 @@ CANVAS = {
     "smithbob_LATE_23456_6789004_mha.ipynb": NOTEBOOK,
     "m\u00fcllerj\u00fcrgen_34567_6789005_mha.ipynb": NOTEBOOK,
     "o_brienpat_45678_text.html": b"<p>see attached</p>",
-    "LATE_anon_x1Y2z_6789006_mha.ipynb": NOTEBOOK,
     "notes for TAs.txt": b"not a submission",
     ".DS_Store": b"\0",
 }
@@ -72,13 +70,13 @@ def test_canvas_grades_the_latest_upload_with_its_module_and_flags_late(tmp_path
     intake = read_intake(build(tmp_path, CANVAS, as_zip=as_zip), tmp_path / "scratch")
     assert intake.source == "canvas"
     subs = by_key(intake)
-    assert set(subs) == {"doejane-12345", "smithbob-23456", "mullerjurgen-34567", "o_brienpat-45678", "anon_x1Y2z"}
+    assert set(subs) == {"doejane-12345", "smithbob-23456", "mullerjurgen-34567", "o_brienpat-45678"}
     jane = subs["doejane-12345"]
     assert (jane.name, jane.student_id, jane.late, jane.source) == ("doejane", "12345", False, "canvas")
     assert jane.path.is_dir() and sorted(p.name for p in jane.path.iterdir()) == ["mha.ipynb", "utils.py"]
     assert (jane.path / "mha.ipynb").read_bytes() == NOTEBOOK  # mha-1, the re-upload, under its own name
     assert [p.name for p in jane.earlier] == ["doejane_12345_6789001_mha.ipynb"]
-    assert subs["smithbob-23456"].late and subs["anon_x1Y2z"].late
+    assert subs["smithbob-23456"].late and not subs["mullerjurgen-34567"].late
     assert subs["mullerjurgen-34567"].name == "m\u00fcllerj\u00fcrgen"
     assert [p.name for p in subs["o_brienpat-45678"].path.iterdir()] == ["text.html"]
     assert "Canvas" in why(intake, "notes for TAs.txt")
@@ -86,11 +84,104 @@ def test_canvas_grades_the_latest_upload_with_its_module_and_flags_late(tmp_path
     assert_safe_keys(intake)
 
 
+def test_canvas_anonymous_grading(tmp_path):
+    """With anonymous grading (no names, anon_<id>), is each anonymous student one submission, late flag kept?"""
+    files = {
+        "LATE_anon_x1Y2z_6789006_mha.ipynb": NOTEBOOK,
+        "anon_abcde_6789007_mha.ipynb": NOTEBOOK,
+        "anon_abcde_6789008_utils_2.py": b"",
+    }
+    subs = by_key(read_intake(build(tmp_path, files, as_zip=False), tmp_path / "scratch"))
+    assert set(subs) == {"anon_x1Y2z", "anon_abcde"}
+    assert subs["anon_x1Y2z"].late and not subs["anon_abcde"].late
+    assert sorted(p.name for p in subs["anon_abcde"].path.iterdir()) == ["mha.ipynb", "utils_2.py"]
+
+
 def test_canvas_versions_follow_the_attachment_id(tmp_path):
     files = {"doejane_12345_7000002_mha.ipynb": NOTEBOOK, "doejane_12345_7000001_mha-1.ipynb": b"{}"}
     jane = read_intake(build(tmp_path, files, as_zip=False), tmp_path / "scratch").submissions[0]
     assert (jane.path / "mha.ipynb").read_bytes() == NOTEBOOK
     assert [p.name for p in jane.earlier] == ["doejane_12345_7000001_mha-1.ipynb"]
+
+
+# Canvas impersonation: Canvas keeps "_<digits>" at the end of a sortable name, and a file
+# name may start with "<digits>_", so a name like mallory_12345_999_555_mha.ipynb also reads
+# as user 12345's. Alice is user 12345 ("Smith, Alice"), Bob 23456; Mallory is user 999.
+HONEST = {
+    "smithalice_12345_7001_mha.ipynb": NOTEBOOK,
+    "smithalice_12345_7002_utils.py": b"HELP = 1\n",
+    "jonesbob_23456_7003_mha.ipynb": NOTEBOOK,
+}
+
+
+def canvas_class(tmp_path, extra: dict[str, bytes], honest=HONEST):
+    intake = read_intake(build(tmp_path, {**honest, **extra}, as_zip=False), tmp_path / "scratch")
+    return intake, {s.student_id: s for s in intake.submissions}
+
+
+def files_of(submission) -> list[str]:
+    return sorted(p.name for p in submission.path.iterdir())
+
+
+@pytest.mark.parametrize(
+    "mallory, settled",
+    [
+        ("mallory_12345_999_555_mha.ipynb", True),  # her name is "Mallory_12345"
+        ("mallory_12345_LATE_999_555_mha.ipynb", True),  # late, as Alice is not
+        ("mallory_999_555_12345_7009_mha.ipynb", False),  # her file is "12345_7009_mha.ipynb": user 999's or 555's
+    ],
+)
+def test_canvas_a_name_or_file_holding_an_id_takes_no_one_elses_place(tmp_path, mallory, settled):
+    """Does a file that also reads as Alice's stay out of Alice's submission: Mallory's where only that fits, else no one's?"""
+    intake, subs = canvas_class(tmp_path, {mallory: b"MALLORY"})
+    assert files_of(subs["12345"]) == ["mha.ipynb", "utils.py"] and files_of(subs["23456"]) == ["mha.ipynb"]
+    assert (subs["12345"].path / "mha.ipynb").read_bytes() == NOTEBOOK and subs["12345"].name == "smithalice"
+    if settled:
+        assert set(subs) == {"12345", "23456", "999"} and subs["999"].name == "mallory_12345"
+        assert [p.read_bytes() for p in subs["999"].path.iterdir()] == [b"MALLORY"]
+    else:
+        assert set(subs) == {"12345", "23456"} and "graded for no one" in why(intake, mallory)
+    assert "user 12345" not in " ".join(reason for entry, reason in intake.skipped if entry == mallory)
+
+
+def test_canvas_a_file_that_reads_as_two_students_goes_to_neither(tmp_path):
+    """With nothing in the export to tell the readings apart, is the file skipped with both, and no one's?"""
+    name = "smithalice_12345_999_555_mha.ipynb"  # Mallory named herself "smithalice_12345"
+    intake, subs = canvas_class(tmp_path, {name: b"MALLORY"})
+    assert set(subs) == {"12345", "23456"} and files_of(subs["12345"]) == ["mha.ipynb", "utils.py"]
+    reason = why(intake, name)
+    assert "user 12345" in reason and "user 999" in reason and "graded for no one" in reason
+    intake, subs = canvas_class(tmp_path / "absent", {"mallory_12345_999_555_mha.ipynb": b"MALLORY"}, honest={})
+    assert subs == {} or all(b"MALLORY" not in p.read_bytes() for s in subs.values() for p in s.path.iterdir())
+    assert "user 12345" in why(intake, "mallory_12345_999_555_mha.ipynb")
+
+
+def test_canvas_an_honest_file_name_starting_with_digits_is_kept(tmp_path):
+    """Is a file name like "1_intro.ipynb" kept with its student where another file of hers settles it?"""
+    files = {
+        "doejane_12345_7001_1_intro.ipynb": NOTEBOOK,
+        "doejane_12345_7002_utils.py": b"",
+        "doejane_7001_7005_x.py": b"",
+    }
+    intake, subs = canvas_class(tmp_path, files, honest={})
+    assert files_of(subs["12345"]) == ["1_intro.ipynb", "utils.py"]  # user 7001 is "doejane", not "doejane_12345"
+    assert files_of(subs["7001"]) == ["x.py"]
+
+
+def test_canvas_readings_follow_canvas_naming():
+    """Are the readings of a name exactly those Canvas's content_zipper.rb could have written?"""
+    from autograder.deliver.intake.canvas import Reading, readings
+
+    assert readings("doejane_12345_678_mha.ipynb", False) == [Reading("doejane", False, "12345", 678, "mha.ipynb")]
+    assert readings("_12345_678_mha.ipynb", False) == [Reading("", False, "12345", 678, "mha.ipynb")]  # an empty name
+    assert readings("doejane_LATE_12345_text.html", False) == [Reading("doejane", True, "12345", 0, "text.html")]
+    assert readings("a_1_2_3_x.py", False) == [
+        Reading("a", False, "1", 2, "3_x.py"),
+        Reading("a_1", False, "2", 3, "x.py"),
+    ]
+    assert readings("Doe_12345_678_x.py", False) == []  # Canvas lower-cases names: "Doe" is not one
+    assert readings("doejane_012345_678_x.py", False) == []  # nor writes an id with a leading zero
+    assert readings("LATE_anon_x1Y2z_678_mha.ipynb", True) == [Reading("", True, "anon_x1Y2z", 678, "mha.ipynb")]
 
 
 # ------------------------------------------------------------------ Moodle
@@ -190,6 +281,51 @@ def test_blackboard_latest_attempt_with_the_receipts_names(tmp_path, as_zip):
     assert_safe_keys(intake)
 
 
+def injected_receipt(attempt: str, comments: str, files: list[tuple[str, str]]) -> bytes:
+    """Mallory's receipt: her own files, and Comments written to look like receipt lines."""
+    listed = "".join(f"\tOriginal filename: {original}\n\tFilename: {archived}\n\n" for original, archived in files)
+    return (
+        f"Name: Mallory Evil (mallory)\nAssignment: HW 1\nDate Submitted: Wednesday, January 31, 2024 1:00:00 PM EST\n"
+        f"Current Grade: Needs Grading\n\nSubmission Field:\nName: Jane Doe (jdoe)\n\nComments:\n{comments}\n\nFiles:\n{listed}"
+    ).encode()
+
+
+@pytest.mark.parametrize("as_zip", [False, True], ids=["folder", "zip"])
+def test_blackboard_receipt_comments_rename_nobodys_files(tmp_path, as_zip):
+    """Can Mallory's Comments (or her Submission Field) rename Jane's file or her own, or change her name? Never."""
+    mine = "HW 1_mallory_attempt_2024-01-31-13-00-00"
+    janes = "HW 1_jdoe_attempt_2024-01-31-12-00-00"
+    comments = (
+        f"Files:\n\tOriginal filename: evil.py\n\tFilename: {janes}_mha.ipynb\n\n"
+        f"\tOriginal filename: utils.py\n\tFilename: {mine}_mha.ipynb\n"
+    )
+    export = {
+        **blackboard_export(),
+        f"{mine}_mha.ipynb": b"MALLORY",
+        f"{mine}.txt": injected_receipt(mine, comments, [("mha.ipynb", f"{mine}_mha.ipynb")]),
+    }
+    intake = read_intake(build(tmp_path, export, as_zip=as_zip), tmp_path / "scratch")
+    subs = by_key(intake)
+    jane = subs["Jane_Doe-jdoe"]
+    assert sorted(p.name for p in jane.path.iterdir()) == ["mha.ipynb", "my utils.py"]
+    assert (jane.path / "mha.ipynb").read_bytes() == NOTEBOOK
+    mallory = subs["Mallory_Evil-mallory"]
+    assert [(p.name, p.read_bytes()) for p in mallory.path.iterdir()] == [("mha.ipynb", b"MALLORY")]
+    assert {s.student_id for s in intake.submissions} == {"jdoe", "bob_smith", "amy", "mallory"}
+
+
+def test_blackboard_a_file_name_holding_another_attempt_stays_its_owners(tmp_path):
+    """Is a file Mallory named "jdoe_attempt_<date>_mha.ipynb" hers, not a second attempt of someone else?"""
+    mine = "HW 1_mallory_attempt_2024-01-31-13-00-00"
+    export = {**blackboard_export(), f"{mine}_jdoe_attempt_2024-02-01-00-00-00_mha.ipynb": b"MALLORY"}
+    subs = {
+        s.student_id: s for s in read_intake(build(tmp_path, export, as_zip=False), tmp_path / "scratch").submissions
+    }
+    assert set(subs) == {"jdoe", "bob_smith", "amy", "mallory"}
+    assert [p.name for p in subs["mallory"].path.iterdir()] == ["jdoe_attempt_2024-02-01-00-00-00_mha.ipynb"]
+    assert (subs["jdoe"].path / "mha.ipynb").read_bytes() == NOTEBOOK
+
+
 # ------------------------------------------------------------------ Gradescope
 
 GRADESCOPE_META = """\
@@ -251,6 +387,28 @@ def test_gradescope_unreadable_metadata_falls_back_to_folder_names(tmp_path):
     intake = read_intake(build(tmp_path, files, as_zip=False), tmp_path / "scratch")
     assert [s.key for s in intake.submissions] == ["submission_1"]
     assert "unreadable" in why(intake, "submission_metadata.yml")
+
+
+BILLION_LAUGHS = (
+    "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+    + "".join(f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8))
+    + "submission_1:\n  :submitters: *i\n"
+)
+
+
+def test_gradescope_metadata_with_aliases_or_too_big_is_refused_by_name(tmp_path, monkeypatch):
+    """Is a "billion laughs" metadata file (or a huge one) refused, naming the file, before it is expanded?"""
+    files = {"submission_metadata.yml": BILLION_LAUGHS.encode(), "submission_1/mha.ipynb": NOTEBOOK}
+    with pytest.raises(IntakeError, match=r"^submission_metadata\.yml uses a YAML alias \(\*a, line 2\)"):
+        read_intake(build(tmp_path, files, as_zip=False), tmp_path / "scratch")
+    from autograder.deliver.intake import gradescope
+
+    monkeypatch.setattr(gradescope, "MAX_METADATA_BYTES", 100)
+    files = {"submission_metadata.yml": GRADESCOPE_META.encode(), "submission_1/mha.ipynb": NOTEBOOK}
+    with pytest.raises(
+        IntakeError, match=r"^submission_metadata\.yml is 587 bytes, more than the 100 bytes Gradescope writes"
+    ):
+        read_intake(build(tmp_path, files, as_zip=True, name="big"), tmp_path / "scratch")
 
 
 # ------------------------------------------------------------------ GitHub Classroom
@@ -367,11 +525,11 @@ def test_zip_bomb_and_member_count_are_capped(tmp_path, monkeypatch):
     archive = tmp_path / "bomb.zip"
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("alice/mha.ipynb", b"\0" * 2_000_000)  # a few KiB packed
-    monkeypatch.setattr(intake_module, "MAX_TOTAL_BYTES", 1_000_000)
+    monkeypatch.setattr(unzip, "MAX_TOTAL_BYTES", 1_000_000)
     with pytest.raises(IntakeError, match="unpacks to more than"):
         read_intake(archive, tmp_path / "scratch")
     many = build(tmp_path, {f"s{i}.py": b"" for i in range(5)}, as_zip=True, name="many")
-    monkeypatch.setattr(intake_module, "MAX_MEMBERS", 4)
+    monkeypatch.setattr(unzip, "MAX_MEMBERS", 4)
     with pytest.raises(IntakeError, match="holds 5 members"):
         read_intake(many, tmp_path / "scratch")
 

@@ -1,0 +1,37 @@
+"""GitHub Classroom: `gh classroom clone student-repos -a ID` clones every accepted assignment into
+<assignment slug>-submissions/<repository name>, the repository being named <assignment slug>-<GitHub
+login> (or -<team name> for group assignments). Source: github/gh-classroom
+cmd/gh-classroom/clone/student-repos/student-repos.go.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .model import Draft
+from .names import common_prefix
+
+if TYPE_CHECKING:
+    from .reader import Reader
+
+
+def read(reader: Reader, root: Path) -> list[Draft]:
+    """One draft per cloned repository, the login being its name less the assignment's prefix."""
+    repos = []
+    for entry in reader.entries(root):
+        if entry.is_dir():
+            repos.append(entry)
+        else:
+            reader.skip(entry, "not a student's repository (a file beside the clones)")
+    names = [repo.name for repo in repos]
+    prefix = ""
+    if root.name.endswith("-submissions") and all(n.startswith(root.name[: -len("submissions")]) for n in names):
+        prefix = root.name[: -len("submissions")]
+    elif len(names) > 1:
+        prefix = common_prefix(names, "-")
+    drafts = []
+    for repo in repos:
+        login = repo.name[len(prefix) :] if len(repo.name) > len(prefix) else repo.name
+        drafts.append(Draft(name=login, student_id=login, origin=repo.name, folder=repo))
+    return drafts

@@ -1,0 +1,59 @@
+"""Moodle, Assignment > View all submissions > Download all submissions.
+
+Each student's prefix is clean_filename(<full name with '_' made ' '>_<participant id>),
+the id being the assignment's unique participant number (assign_user_mapping), not the
+user id; with blind marking the name is "Participant", with group submissions
+"<group>-<name>". Then "_assignsubmission_<plugin>_": with "Download submissions in
+folders" (the default since Moodle 3.1) a folder of that name holds the student's files
+as uploaded, else each file is flattened as <prefix>_assignsubmission_file_<file name>.
+Online text comes as ..._assignsubmission_onlinetext_/onlinetext.html. Source:
+moodle/moodle mod/assign/locallib.php, assign::download_submissions(); the help string
+'downloadasfolders_help' in mod/assign/lang/en/assign.php (MDL-62831).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ...public import trees
+from .model import Draft
+from .names import safe_file_name
+
+if TYPE_CHECKING:
+    from .reader import Reader
+
+MOODLE = re.compile(r"^(?P<name>.+?)_(?P<uid>\d+)_assignsubmission_(?P<plugin>[A-Za-z0-9]+)_(?P<file>.*)$", re.DOTALL)
+
+
+def read(reader: Reader, root: Path) -> list[Draft]:
+    """One draft per participant id: their folder as it is, or their parts assembled."""
+    students: dict[str, dict] = {}
+    for entry in reader.entries(root):
+        match = MOODLE.match(entry.name)
+        if not match or entry.is_dir() and match["file"]:
+            reader.skip(entry, "not named like a Moodle submission (Full Name_id_assignsubmission_plugin_)")
+            continue
+        student = students.setdefault(match["uid"], {"name": match["name"], "parts": []})
+        student["parts"].append((entry, match["plugin"], match["file"]))
+    return [_draft(reader, uid, student["name"], student["parts"]) for uid, student in students.items()]
+
+
+def _draft(reader: Reader, uid: str, name: str, parts: list) -> Draft:
+    draft = Draft(name=name, student_id=uid, origin=uid)
+    if len(parts) == 1 and parts[0][0].is_dir() and parts[0][1] == "file":
+        draft.folder = parts[0][0]
+        return draft
+    draft.files = []
+    for entry, plugin, file in parts:
+        prefix = "" if plugin == "file" else f"{plugin}/"
+        if entry.is_dir():
+            try:
+                files = reader.files_under(entry)
+            except trees.TreeTooDeep as error:
+                draft.refused, files = str(error), []
+            draft.files += [(p, prefix + p.relative_to(entry).as_posix()) for p in files]
+        else:
+            draft.files.append((entry, prefix + safe_file_name(file, "file")))
+    return draft
