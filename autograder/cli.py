@@ -31,6 +31,12 @@ def _assignment_arg(parser, required=False):
     )
 
 
+def _column_id(text: str) -> str:
+    if text and not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not an id: the LMS's ids are numbers (e.g. 123456)")
+    return text
+
+
 def _say(text: str) -> None:
     print(text, file=sys.stderr)
 
@@ -55,7 +61,12 @@ def cmd_grade(args) -> int:
     name = args.assignment
     try:
         assignment = assignments.get(name) if name else infer_assignment(submission)
-        name = assignment.name
+    except KitError as error:  # nothing in the submission tells its assignment: bad input, not the kit's failure
+        write_not_graded(out, str(error), name, student_fault=True)
+        _say(f"error: {clean(error)}")
+        return EXIT_INPUT
+    name = assignment.name
+    try:
         with Grader(assignment, config) as grader:
             report = grader.grade(submission)
     except SubmissionError as error:
@@ -101,6 +112,7 @@ def cmd_grade_all(args) -> int:
         progress=not args.quiet,
         force=args.force,
         show_hidden=args.show_hidden,
+        lms_column_id=args.lms_column_id,
     )
 
 
@@ -196,7 +208,7 @@ def main(argv=None) -> int:
     grade_all = commands.add_parser(
         "grade-all",
         help="grade a class (a folder or zip, as an LMS exports it), in parallel, with a report and a feedback file per student",
-        description="Grade every submission of a class: a folder or a zip as Canvas, Moodle, Blackboard, Gradescope or GitHub Classroom export it, or a folder per student. Writes DIR/summary.csv, a class report, and DIR/students/<student>/ (results.json, feedback.html, feedback.md). A rerun grades again only what changed: a submission, or anything that decides a grade.",
+        description="Grade every submission of a class: a folder or a zip as Canvas, Moodle, Blackboard, Gradescope or GitHub Classroom export it, or a folder per student. Writes DIR/summary.csv, a class report, DIR/students/<student>/ (results.json, feedback.html, feedback.md) and the grade file the LMS imports (DIR/<lms>_grades.csv; for Moodle also moodle_feedback.zip). A rerun grades again only what changed: a submission, or anything that decides a grade; Ctrl-C stops, and a rerun resumes.",
     )
     grade_all.add_argument("submissions", help="a folder or a .zip of submissions")
     _assignment_arg(grade_all)
@@ -209,6 +221,14 @@ def main(argv=None) -> int:
         "--show-hidden", action="store_true", help="put the hidden checks' details in the students' feedback files"
     )
     grade_all.add_argument("--quiet", action="store_true", help="no progress bar")
+    grade_all.add_argument(
+        "--lms-column-id",
+        default="",
+        type=_column_id,
+        metavar="N",
+        help="the LMS's id of the grade column, for the grade file written beside summary.csv: Canvas's assignment id "
+        "(the N of .../assignments/N), Blackboard's Grade Centre column id (after '|' in Work Offline > Download)",
+    )
     GradingConfig.add_arguments(grade_all)
     grade_all.set_defaults(run=cmd_grade_all)
 

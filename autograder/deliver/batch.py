@@ -172,6 +172,8 @@ def _worker(grader, out: str, tasks, done, digest: str, show_hidden: bool) -> No
             submission, finger = task
             status, reason = _grade_one(grader, submission, Path(out), digest, finger, show_hidden)
             done.put((submission.key, status, reason))
+    except KeyboardInterrupt:  # Ctrl-C reaches every worker: the parent says so once
+        return
     finally:
         grader.close()
 
@@ -188,9 +190,19 @@ def grade_all(
     progress: bool = True,
     force: bool = False,
     show_hidden: bool = False,
+    lms_column_id: str = "",
 ) -> int:
-    """Grade a class into out/; print the report; return the command's exit status."""
-    out = Path(out)
+    """Grade a class into out/; print the report; return the command's exit status (130 when interrupted)."""
+    try:
+        return _grade_all(folder, assignment_name, Path(out), config, jobs, progress, force, show_hidden, lms_column_id)
+    except KeyboardInterrupt:  # what is graded is kept: a rerun grades only the rest
+        print("\ninterrupted: rerun to resume", file=sys.stderr)
+        return 130
+
+
+def _grade_all(
+    folder: Path, assignment_name, out: Path, config, jobs, progress, force, show_hidden, lms_column_id: str
+) -> int:
     out.mkdir(parents=True, exist_ok=True)
     scratch = tempfile.mkdtemp(prefix="autograder-intake-")
     try:
@@ -201,7 +213,8 @@ def grade_all(
         digest = grading_digest(assignment, config)
         fingers = {s.key: fingerprint(s.path) for s in intake.submissions}
         todo = [s for s in intake.submissions if force or not is_done(s, out, digest, fingers[s.key])]
-        status = {s.key: ("graded", "already graded, nothing changed") for s in intake.submissions if s not in todo}
+        unchanged = {s.key for s in intake.submissions if s not in todo}
+        status = {key: ("graded", "") for key in unchanged}
         stopped = ""
         if todo:
             try:
@@ -210,9 +223,11 @@ def grade_all(
                 stopped = clean(error, 2000)
                 for s in todo:
                     status.setdefault(s.key, ("error", stopped.splitlines()[0][:300]))
-        write_summary(intake, assignment, out, status)
+        rows = write_summary(intake, assignment, out, status, unchanged)
+        from .lms_grades import write_lms_grades
         from .report import write_report
 
+        lms = write_lms_grades(intake, assignment, out, rows, lms_column_id)
         text = write_report(assignment, out, intake, status)
     finally:  # a student's tree of any depth in the unpacked export: removed without recursion
         trees.remove_tree(scratch)
@@ -229,6 +244,10 @@ def grade_all(
     print(
         f"wrote {out / 'summary.csv'}, {out / 'report.txt'}, {out / 'report.png'} and {out}/students/<student>/ (results.json, feedback.html, feedback.md)"
     )
+    if lms:
+        print(f"for {intake.source}: {', '.join(str(path) for path in lms.paths)}")
+        for note in lms.notes:
+            print(f"  {note}")
     return 3 if problems else 0
 
 
@@ -296,8 +315,9 @@ def _parallel(grader, todo, out, digest, fingers, show_hidden, progress, jobs) -
             bar.step(key)
             _stop_if_host_fails(status)
     finally:
+        interrupted = sys.exc_info()[0] is KeyboardInterrupt  # the workers close their graders: let them
         for worker in workers:
-            worker.join(timeout=0 if len(status) < len(todo) else 30)
+            worker.join(timeout=30 if len(status) == len(todo) else 10 if interrupted else 0)
             if worker.is_alive():
                 worker.kill()
                 worker.join()
@@ -364,25 +384,39 @@ def load_results(intake: Intake, out: Path) -> dict[str, dict]:
     return results
 
 
-def write_summary(intake: Intake, assignment: Assignment, out: Path, status: dict) -> Path:
-    """summary.csv: one row per student, in the intake's order, whatever happened to them."""
+def summary_rows(
+    intake: Intake, assignment: Assignment, out: Path, status: dict, unchanged: frozenset[str] | set[str] = frozenset()
+) -> tuple[list[str], list[dict[str, str]]]:
+    """summary.csv's columns and rows (one per student, group members each, in the intake's order).
+
+    The LMS grade files (lms_grades.py) are made from these rows: their total is this "score".
+    """
     results = load_results(intake, out)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
     head = ["key", "name", "student_id", "email", "late", "submitted_at", "status", "reason", "score", "max_score"]
-    writer.writerow(
-        head
-        + list(assignment.graded)
-        + ["file", "isolation", "mistakes", "internal_errors", "earlier", "source", "group"]
-    )
+    head += list(assignment.graded)
+    head += ["file", "isolation", "mistakes", "internal_errors", "earlier", "source", "group", "unchanged"]
+    rows = []
     for submission in intake.submissions:
         for name, student_id, email in submission.members or [
             (submission.name, submission.student_id, submission.email)
         ]:
-            writer.writerow(_row(submission, name, student_id, email, results, status, assignment))
-    path = out / "summary.csv"
-    write_atomically(path, buffer.getvalue())
-    return path
+            row = _row(submission, name, student_id, email, results, status, assignment)
+            row.append("yes" if submission.key in unchanged else "")  # graded by an earlier run, nothing changed since
+            rows.append(dict(zip(head, row)))
+    return head, rows
+
+
+def write_summary(
+    intake: Intake, assignment: Assignment, out: Path, status: dict, unchanged: frozenset[str] | set[str] = frozenset()
+) -> list[dict[str, str]]:
+    """summary.csv: one row per student, in the intake's order, whatever happened to them; the rows."""
+    head, rows = summary_rows(intake, assignment, out, status, unchanged)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(head)
+    writer.writerows([row[column] for column in head] for row in rows)
+    write_atomically(out / "summary.csv", buffer.getvalue())
+    return rows
 
 
 def _row(

@@ -1,0 +1,183 @@
+"""Does each LMS grade file have exactly the columns its LMS reads, and a student's row as that LMS imports it?"""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+import subprocess
+import zipfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from autograder.deliver import lms_grades
+from autograder.deliver.intake import Intake, Submission
+
+NOW = datetime(2024, 1, 31, 12, 0, tzinfo=timezone.utc)
+
+
+def summary_row(key: str, name: str, student_id: str, score: str, status: str = "graded", email: str = "") -> dict:
+    """A row as batch.summary_rows gives it (only the columns the writers read matter)."""
+    return {
+        "key": key,
+        "name": name,
+        "student_id": student_id,
+        "email": email,
+        "status": status,
+        "reason": "",
+        "score": score,
+        "max_score": "40" if status == "graded" else "",
+        "mistakes": "pe_cos_exponent" if score == "37.37" else "",
+    }
+
+
+def write(tmp_path: Path, mha, source: str, rows: list[dict], column_id: str = "", submitted_at: str = ""):
+    subs = [
+        Submission(row["key"], row["name"], row["student_id"], tmp_path, source, submitted_at=submitted_at)
+        for row in rows
+    ]
+    for row in rows:
+        (tmp_path / "students" / row["key"]).mkdir(parents=True, exist_ok=True)
+        (tmp_path / "students" / row["key"] / "feedback.html").write_text(f"<p>{row['name']}</p>")
+    intake = Intake(source, subs, [])
+    written = lms_grades.write_lms_grades(intake, mha, tmp_path, rows, column_id)
+    return written
+
+
+def lines(path: Path) -> list[list[str]]:
+    with open(path, newline="", encoding="utf-8") as file:
+        return list(csv.reader(file))
+
+
+@pytest.fixture(autouse=True)
+def fixed_clock(monkeypatch):
+    class Clock(datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return NOW
+
+    monkeypatch.setattr(lms_grades, "datetime", Clock)
+
+
+def test_canvas_gradebook_import(tmp_path, mha):
+    """Canvas: Student, ID, SIS User ID, SIS Login ID, Section, '<assignment> (<id>)', the Points Possible row, an empty grade for the kit's failure."""
+    rows = [summary_row("doejane-12345", "doejane", "12345", "37.37"), summary_row("x-2", "x", "2", "", "error")]
+    written = write(tmp_path, mha, "canvas", rows, column_id="678")
+    assert lines(tmp_path / "canvas_grades.csv") == [
+        ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "mha (678)"],
+        ["    Points Possible", "", "", "", "", "40"],
+        ["doejane", "12345", "", "", "", "37.37"],
+        ["x", "2", "", "", "", ""],
+    ]
+    assert written.paths == [tmp_path / "canvas_grades.csv"]
+    assert any("left empty" in note and "x" in note for note in written.notes)
+    written = write(tmp_path, mha, "canvas", rows[:1])
+    assert lines(tmp_path / "canvas_grades.csv")[0][-1] == "mha"
+    assert any("--lms-column-id" in note for note in written.notes)
+
+
+def test_moodle_grading_worksheet_and_feedback_zip(tmp_path, mha):
+    """Moodle: the worksheet's columns as Moodle downloads them, 'Participant <id>', and feedback folders its zip importer reads."""
+    rows = [summary_row("Jane_Doe-1234567", "Jane Doe", "1234567", "37.37", email="jane@example.org")]
+    write(tmp_path, mha, "moodle", rows, submitted_at="2024-01-30T10:00:00")
+    assert lines(tmp_path / "moodle_grades.csv") == [
+        lms_grades.MOODLE_COLUMNS,
+        [
+            "Participant 1234567",
+            "Jane Doe",
+            "jane@example.org",
+            "Submitted for grading",
+            "37.37",
+            "40",
+            "Yes",
+            "Tuesday, 30 January 2024, 10:00 AM",
+            "Wednesday, 31 January 2024, 12:00 PM",
+            "mha: 37.37 of 40 points. Known mistakes: pe_cos_exponent. Your feedback page is attached.",
+        ],
+    ]
+    assert lms_grades.MOODLE_COLUMNS == [
+        "Identifier",
+        "Full name",
+        "Email address",
+        "Status",
+        "Grade",
+        "Maximum Grade",
+        "Grade can be changed",
+        "Last modified (submission)",
+        "Last modified (grade)",
+        "Feedback comments",
+    ]
+    with zipfile.ZipFile(tmp_path / "moodle_feedback.zip") as archive:
+        assert archive.namelist() == ["Jane Doe_1234567_assignfeedback_file_/feedback.html"]
+        assert archive.read(archive.namelist()[0]) == b"<p>Jane Doe</p>"
+
+
+def test_moodle_folder_names_split_as_moodles_importer_splits_them(tmp_path, mha):
+    """Does a name holding '_' still give Moodle's importer the participant id as the second of its five parts?"""
+    write(tmp_path, mha, "moodle", [summary_row("k", "Ann_Lee", "42", "40")])
+    with zipfile.ZipFile(tmp_path / "moodle_feedback.zip") as archive:
+        (name,) = archive.namelist()
+    folder = name.split("/")[0]
+    info = folder.split("_", 4)  # PHP's explode('_', $pathpart, 5) in importziplib.php
+    assert info[1:4] == ["42", "assignfeedback", "file"] and info[0] == "Ann Lee"
+
+
+@pytest.mark.skipif(
+    shutil.which("php") is None,
+    reason="PHP is not installed (apt-get install php-cli): Moodle's own parsing is not run",
+)
+def test_moodle_reads_the_dates_and_folders_with_php(tmp_path, mha):
+    """With PHP, as Moodle runs it: does strtotime read 'Last modified (grade)' back, and explode find the participant id?"""
+    write(tmp_path, mha, "moodle", [summary_row("k", "Jane Doe", "1234567", "40")])
+    stamp = lines(tmp_path / "moodle_grades.csv")[1][8]
+    with zipfile.ZipFile(tmp_path / "moodle_feedback.zip") as archive:
+        folder = archive.namelist()[0].split("/")[0]
+    script = (
+        'date_default_timezone_set("UTC"); $row = str_getcsv($argv[1]); '
+        'echo strtotime($argv[2]), " ", substr("Participant 1234567", strlen("Participant ")), " ", explode("_", $argv[3], 5)[1];'
+    )
+    done = subprocess.run(["php", "-r", script, "x", stamp, folder], capture_output=True, text=True, check=True)
+    assert done.stdout == f"{int(NOW.timestamp())} 1234567 1234567"
+
+
+def test_blackboard_grade_centre_upload(tmp_path, mha):
+    """Blackboard: every value quoted, Username, and '<column> [Total Pts: 40] |<column id>'."""
+    rows = [
+        summary_row("Jane_Doe-jdoe", "Jane Doe", "jdoe", "37.37"),
+        summary_row("amy", "amy", "amy", "0", "not graded"),
+    ]
+    write(tmp_path, mha, "blackboard", rows, column_id="664617")
+    text = (tmp_path / "blackboard_grades.csv").read_text()
+    assert text.splitlines() == [
+        '"Last Name","First Name","Username","mha [Total Pts: 40] |664617"',
+        '"Doe","Jane","jdoe","37.37"',
+        '"amy","","amy","0"',
+    ]
+
+
+def test_gradescope_and_classroom_keyed_by_their_ids(tmp_path, mha):
+    """Gradescope by SID and email; Classroom by GitHub login."""
+    write(tmp_path, mha, "gradescope", [summary_row("Jane_Doe-111", "Jane Doe", "111", "40", email="jane@example.edu")])
+    assert lines(tmp_path / "gradescope_grades.csv") == [
+        ["Name", "SID", "Email", "Total Score", "Max Points", "Status"],
+        ["Jane Doe", "111", "jane@example.edu", "40", "40", "graded"],
+    ]
+    write(tmp_path, mha, "classroom", [summary_row("octocat", "octocat", "octocat", "37.37")])
+    assert lines(tmp_path / "classroom_grades.csv") == [
+        ["assignment_name", "github_username", "points_awarded", "points_available"],
+        ["mha", "octocat", "37.37", "40"],
+    ]
+
+
+def test_a_plain_folder_gets_no_lms_file(tmp_path, mha):
+    """Is nothing written for a folder no LMS made?"""
+    assert write(tmp_path, mha, "folders", [summary_row("a", "a", "", "40")]) is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["students"]
+
+
+def test_csv_reads_back_what_was_written():
+    """Is a name with a comma or a quote one cell (csv quoting), as LMS importers read CSV?"""
+    text = lms_grades._csv(["a"], [['Doe, "Jane"']])
+    assert list(csv.reader(io.StringIO(text))) == [["a"], ['Doe, "Jane"']]
