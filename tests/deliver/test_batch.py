@@ -5,9 +5,11 @@ import io
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import zipfile
 from pathlib import Path
 
@@ -70,7 +72,7 @@ def gradescope_export(samples, root: Path) -> Path:
 def test_a_canvas_zip(samples, tmp_path):
     """From a Canvas zip: one row per student, the latest submission graded, the late flag, the helper file kept with its student."""
     out = tmp_path / "out"
-    done = subprocess.run(KIT + ["grade-all", str(canvas_zip(samples, tmp_path / "canvas.zip")), "-a", "mha", "--out", str(out), "--jobs", "2", "--quiet"],
+    done = subprocess.run(KIT + ["grade-all", str(canvas_zip(samples, tmp_path / "canvas.zip")), "-a", "mha", "--out", str(out), "--jobs", "2", "--quiet", "--lms-column-id", "678"],
                           capture_output=True, text=True, cwd=KIT_ROOT)  # fmt: skip
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     table = rows(out)
@@ -83,6 +85,14 @@ def test_a_canvas_zip(samples, tmp_path):
         folder = out / "students" / key
         assert {"results.json", "feedback.html", "feedback.md"} <= {p.name for p in folder.iterdir()}
     assert "__MACOSX" in (out / "report.txt").read_text()  # what was left out, and why
+    with open(out / "canvas_grades.csv", newline="") as file:
+        assert list(csv.reader(file)) == [
+            ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "mha (678)"],
+            ["    Points Possible", "", "", "", "", "40"],
+            ["doejane", "12345", "", "", "", "40"],
+            ["smithbob", "23456", "", "", "", "0"],
+        ]
+    assert f"for canvas: {out / 'canvas_grades.csv'}" in done.stdout
 
 
 def test_a_moodle_folder_and_a_gradescope_export(samples, tmp_path):
@@ -97,6 +107,17 @@ def test_a_moodle_folder_and_a_gradescope_export(samples, tmp_path):
     table = rows(out)
     assert {row["name"] for row in table.values()} == {"Jane Doe", "Bob Smith"}
     assert {row["student_id"]: row["score"] for row in table.values()} == {"1234567": "40", "7654321": "37.37"}
+    with open(out / "moodle_grades.csv", newline="") as file:
+        sheet = list(csv.DictReader(file))
+    assert [(r["Identifier"], r["Full name"], r["Grade"], r["Maximum Grade"]) for r in sheet] == [
+        ("Participant 7654321", "Bob Smith", "37.37", "40"),
+        ("Participant 1234567", "Jane Doe", "40", "40"),
+    ]
+    with zipfile.ZipFile(out / "moodle_feedback.zip") as archive:
+        assert sorted(archive.namelist()) == [
+            "Bob Smith_7654321_assignfeedback_file_/feedback.html",
+            "Jane Doe_1234567_assignfeedback_file_/feedback.html",
+        ]
     out = tmp_path / "gradescope-out"
     assert (
         batch.grade_all(
@@ -173,10 +194,40 @@ def test_a_rerun_grades_only_what_changed(samples, tmp_path, capsys):
     assert batch.grade_all(folder, "mha", out, config, progress=False) == 0
     assert "0 graded, 1 unchanged" in capsys.readouterr().out
     assert (out / "students" / "ada" / "results.json").stat().st_mtime_ns == stamp
+    ada = rows(out)["ada"]
+    assert (ada["status"], ada["reason"], ada["unchanged"], ada["score"]) == ("graded", "", "yes", "37.37")
     assert batch.grade_all(folder, "mha", out, config.with_options(memory=1.5), progress=False) == 0
     assert "1 graded, 0 unchanged" in capsys.readouterr().out
     assert batch.grade_all(folder, "mha", out, config.with_options(memory=1.5), progress=False, force=True) == 0
     assert "1 graded, 0 unchanged" in capsys.readouterr().out
+
+
+def test_ctrl_c_stops_quietly_and_a_rerun_resumes(samples, tmp_path):
+    """Ctrl-C during grade-all: one line and exit 130, no traceback; does the rerun grade only what is left?"""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for n in range(8):
+        shutil.copy(samples["buggy" if n % 2 else "solved"], folder / f"s{n}.ipynb")
+    out = tmp_path / "out"
+    command = KIT + ["grade-all", str(folder), "-a", "mha", "--out", str(out), "--jobs", "2", "--quiet"]
+    run = subprocess.Popen(command, cwd=KIT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    for _ in range(1200):  # a terminal's Ctrl-C goes to the whole foreground group, once the first student is done
+        if list(out.glob("students/*/results.json")) or run.poll() is not None:
+            break
+        time.sleep(0.1)
+    os.killpg(run.pid, signal.SIGINT)
+    stdout, stderr = run.communicate(timeout=120)
+    assert run.returncode == 130, stdout[-2000:] + stderr[-2000:]
+    assert "interrupted: rerun to resume" in stderr and "Traceback" not in stderr, stderr[-3000:]
+    kept = [
+        p for p in out.glob("students/*/results.json") if json.loads(p.read_text())["extra_data"]["status"] == "graded"
+    ]
+    rerun = subprocess.run(command, cwd=KIT_ROOT, capture_output=True, text=True)
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    assert kept and f"{8 - len(kept)} graded, {len(kept)} unchanged since the last run" in rerun.stdout, rerun.stdout[
+        -500:
+    ]
+    assert sorted(row["status"] for row in rows(out).values()) == ["graded"] * 8
 
 
 def test_the_digest_covers_what_decides_a_grade(mha):
