@@ -3,7 +3,8 @@
 Exit status of the grade commands: 0 graded; 1 graded, under --fail-under; 2 bad
 input (a submission with nothing gradable, a wrong option); 3 the kit itself could
 not grade (the host's sandbox, CUDA, an error in a grader): results.json then says
-"not graded" and no score is the student's.
+"not graded" and no score is the student's; 130 grade-all interrupted (Ctrl-C: a rerun
+resumes).
 """
 
 from __future__ import annotations
