@@ -41,7 +41,8 @@ KIT_FAILED = (
     "The grading kit itself failed on the checks below. This is not a fault in your code, "
     "and the points of these checks may be wrong: please tell your instructor, and quote these lines."
 )
-NOT_STARTED_LINE = "not started: its cell still raises NotImplementedError"
+NOT_STARTED_WHY = "its cell still raises NotImplementedError"
+NOT_STARTED_LINE = f"not started: {NOT_STARTED_WHY}"
 SAME_FAILURE = "It failed the same way as the check above."
 DID_NOT_RUN = "Its cell did not run (see “Code that did not run” above): fix that first."
 

@@ -19,7 +19,7 @@ from .model import (
     KIT_FAILED,
     NOT_GRADED,
     NOT_STARTED,
-    NOT_STARTED_LINE,
+    NOT_STARTED_WHY,
     SAME_FAILURE,
     STATE_MARKS,
     STATE_WORDS,
@@ -192,7 +192,7 @@ def _failed(fb: Feedback) -> list[str]:
         out.append('<ul class="unstarted">')
         out += [
             f'<li><span class="badge {NOT_STARTED}">{STATE_MARKS[NOT_STARTED]} {STATE_WORDS[NOT_STARTED]}</span>'
-            f'<span class="name">{_h_name(e.name)}</span>: {_h(NOT_STARTED_LINE)} '
+            f'<span class="name">{_h_name(e.name)}</span>: {_h(NOT_STARTED_WHY)} '
             f'<span class="muted">({_h(_points_of(e))} points)</span></li>'
             for e in not_started
         ]
