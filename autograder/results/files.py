@@ -40,13 +40,15 @@ import tempfile
 from pathlib import Path
 
 from .model import CheckSummary, Report
-from .scoring import points_json, points_text
+from .scoring import first_failure, points_json, points_text
 from .text import clean, md_block, md_name, md_text
 
 HIDDEN_VISIBILITY = "after_due_date"  # Gradescope shows a hidden check's details after the due date
 SELF_CHECKS = "Self-checks"  # the name the visible test starts with
+SELF_CHECKS_TAG = "self-checks"  # its tag and extra_data.kind
 MESSAGE_LIMIT = 1000  # characters of one message in the self-checks' test
-NOT_STARTED = "not started: its cell still raises NotImplementedError"
+NOT_STARTED_WHY = "its cell still raises NotImplementedError"  # an exercise whose stub is untouched
+SAME_FAILURE = "It failed the same way as the check above."
 
 WITHHELD = "The details of this hidden check are not shown here."
 
@@ -148,8 +150,8 @@ def self_checks_test(report: Report) -> dict:
         "output": self_checks_markdown(report),
         "output_format": "md",
         "visibility": "visible",
-        "tags": [],
-        "extra_data": {"kind": "self-checks"},
+        "tags": [SELF_CHECKS_TAG],  # a tag of its own: readers take a test's first tag for its exercise
+        "extra_data": {"kind": SELF_CHECKS_TAG},
     }
 
 
@@ -172,13 +174,19 @@ def self_checks_markdown(report: Report) -> str:
         lines += [f"- {md_text(note, MESSAGE_LIMIT)}" for note in report.notes] + [""]
     for name in failing:
         if name in unstarted:
-            lines += [f"**{md_name(name)}**: {md_text(NOT_STARTED)}.", ""]
+            lines += [f"**{md_name(name)}**: not started: {md_text(NOT_STARTED_WHY)}.", ""]
             continue
         checks = [c for c in _visible(report) if c.name == name]
         failed = [c for c in checks if c.status != "passed"]
         lines += [f"**{md_name(name)}**: {len(failed)} of {len(checks)} checks fail.", ""]
+        said: set[str] = set()
         for check in failed:
-            lines += [f"- {md_text(check.title)}", "", md_block(check.message, MESSAGE_LIMIT), ""]
+            lines += [f"- {md_text(check.title)}", ""]
+            if first_failure(check.message) in said:
+                lines += [SAME_FAILURE, ""]
+            else:
+                lines += [md_block(check.message, MESSAGE_LIMIT), ""]
+                said.add(first_failure(check.message))
         for mistake in _mistakes_of(report, name):
             explanation = report.mistake_messages.get(mistake) or "no explanation was recorded for it"
             lines += [f"> **Known mistake** {md_name(mistake)}: {md_text(explanation)}", ""]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from .files import SELF_CHECKS_TAG
 from .text import clean
 
 MESSAGE_LIMIT = 4000  # characters of one message (a check's output, a note, an error)
@@ -143,7 +144,7 @@ def _test_check(test: dict) -> Check | None:
     """A check from one test of ``tests``; None for the self-checks' summary (its checks are read apart)."""
     extra = _dict(test.get("extra_data"))
     kind = extra.get("kind")
-    if kind == "self-checks":
+    if kind == SELF_CHECKS_TAG:
         return None
     exercise, title = _exercise_of(test)
     score, max_score = number(test.get("score")), number(test.get("max_score"))

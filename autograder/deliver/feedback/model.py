@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass, field
 
 from ...public.loader import note_defines
+from ...results.files import NOT_STARTED_WHY, SAME_FAILURE
 from ...results.read import Check, Results, line, read_results
 from ...results.scoring import first_failure
 
@@ -41,9 +42,7 @@ KIT_FAILED = (
     "The grading kit itself failed on the checks below. This is not a fault in your code, "
     "and the points of these checks may be wrong: please tell your instructor, and quote these lines."
 )
-NOT_STARTED_WHY = "its cell still raises NotImplementedError"
 NOT_STARTED_LINE = f"not started: {NOT_STARTED_WHY}"
-SAME_FAILURE = "It failed the same way as the check above."
 DID_NOT_RUN = "Its cell did not run (see “Code that did not run” above): fix that first."
 
 
