@@ -53,7 +53,7 @@ def cmd_build(args) -> int:
 
 def cmd_grade(args) -> int:
     from .grade.engine import Grader, infer_assignment
-    from .results.files import markdown_summary, summary_text, write_not_graded, write_results
+    from .results.files import markdown_not_graded, markdown_summary, summary_text, write_not_graded, write_results
     from .results.scoring import points_text
     from .results.text import clean
 
@@ -72,10 +72,12 @@ def cmd_grade(args) -> int:
             report = grader.grade(submission)
     except SubmissionError as error:
         write_not_graded(out, str(error), name, student_fault=True)
+        _append(args.markdown, markdown_not_graded(str(error), name))
         _say(f"error: {clean(error)}")
         return EXIT_INPUT
     except KitError as error:
         write_not_graded(out, str(error), name)
+        _append(args.markdown, markdown_not_graded(str(error), name))
         _say(f"error: the kit could not grade {submission}: {clean(error)}")
         _say(f"wrote {out / 'results.json'}: not graded (no score is the student's)")
         return EXIT_KIT
@@ -84,9 +86,7 @@ def cmd_grade(args) -> int:
     print(summary_text(report))
     print(f"isolation: {report.isolation['tier']} ({report.isolation['limits']})")
     print(f"wrote {path} and {path.with_name('junit.xml')}")
-    if args.markdown:
-        with open(args.markdown, "a") as file:
-            file.write(markdown_summary(report))
+    _append(args.markdown, markdown_summary(report))
     if report.internal_errors():
         for check in report.internal_errors():
             _say(f"error: the kit failed on {check.name}: {check.title}: {clean(check.message, 300)}")
@@ -98,6 +98,13 @@ def cmd_grade(args) -> int:
         )
         return EXIT_UNDER
     return 0
+
+
+def _append(path: str | None, text: str) -> None:
+    """Add text to a file (--markdown: a CI job's summary), if one was named."""
+    if path:
+        with open(path, "a", encoding="utf-8") as file:
+            file.write(text)
 
 
 def cmd_grade_all(args) -> int:
@@ -190,7 +197,9 @@ def main(argv=None) -> int:
         help="exit with status 1 when the score is under PERCENT of the points (for CI)",
     )
     grade.add_argument(
-        "--markdown", metavar="FILE", help="append a table of the points to FILE (e.g. $GITHUB_STEP_SUMMARY)"
+        "--markdown",
+        metavar="FILE",
+        help="append a table of the points, or why it was not graded, to FILE (e.g. $GITHUB_STEP_SUMMARY)",
     )
     grade.add_argument(
         "--hidden-visibility",

@@ -1,4 +1,5 @@
-"""Shared fixtures: one warm grader per assignment for the whole test session."""
+"""Shared fixtures: one warm grader per assignment for the whole test session, and after every test
+a check of the results.json files it left against Gradescope's format (tests/results/gradescope_format.py)."""
 
 import pytest
 
@@ -8,6 +9,19 @@ from autograder.grade.engine import Grader, single_threaded
 
 single_threaded(import_torch=True)  # before any test runs PyTorch: grade-all forks its workers from this process
 NAMES = assignments.names()
+
+
+@pytest.fixture(autouse=True)
+def results_follow_gradescopes_format(request):
+    """After each test that used tmp_path: does every results.json the kit left there follow Gradescope's format?"""
+    # asked for first, so that it is torn down after this check
+    folder = request.getfixturevalue("tmp_path") if "tmp_path" in request.fixturenames else None
+    yield
+    if folder is not None:
+        from .results.gradescope_format import tree_problems
+
+        found = tree_problems(folder)
+        assert not found, "results.json against Gradescope's format:\n" + "\n".join(found[:20])
 
 
 @pytest.fixture(scope="session")

@@ -43,6 +43,8 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..results.text import md_block, md_name, md_text
+
 RESULT_VERSION = 1  # the version autograding-command-grader writes; the reporter reads none
 TOLERANCE = 1e-9
 
@@ -150,19 +152,22 @@ def write_github_output(
 
 
 def markdown_points(results: dict, show_hidden: bool = False, points: Mapping[str, float] | None = None) -> str:
-    """The job summary: points per exercise; the checks' feedback only when ``show_hidden``."""
+    """The job summary: points per exercise; the checks' feedback only when ``show_hidden``.
+
+    Every text of the results is escaped or fenced (results/text.py): a reason or message
+    built from a file name draws no heading, table or link of its own."""
     score, top = totals(results, points)
     assignment = (results.get("extra_data") or {}).get("assignment") or "assignment"
-    lines = [f"### {assignment}: {score:g} of {top:g} points", ""]
+    lines = [f"### {md_text(assignment)}: {score:g} of {top:g} points", ""]
     if not graded(results):
         reason = (
             (results.get("extra_data") or {}).get("error")
             or results.get("output")
             or "the submission could not be graded"
         )
-        lines += [f"**Not graded:** {reason}", ""]
+        lines += ["**Not graded:**", "", md_block(reason), ""]
     lines += ["| exercise | points |", "|---|---|"]
-    lines += [f"| `{name}` | {s:g} / {m:g} |" for name, s, m in exercise_points(results, points)]
+    lines += [f"| {md_name(name)} | {s:g} / {m:g} |" for name, s, m in exercise_points(results, points)]
     lost = [
         test
         for test in results.get("tests") or []
@@ -171,7 +176,8 @@ def markdown_points(results: dict, show_hidden: bool = False, points: Mapping[st
     if show_hidden and lost:
         lines += ["", "Checks that lost points:", ""]
         lines += [
-            f"- **{test.get('name', '')}**: {str(test.get('output', '')).splitlines()[0] if test.get('output') else ''}"
+            f"- **{md_text(test.get('name', ''))}**: "
+            + md_text(str(test.get("output", "")).splitlines()[0] if test.get("output") else "")
             for test in lost
         ]
     elif lost:

@@ -3,7 +3,8 @@
 Three panels: the distribution of total scores, the share of students with full marks
 on each graded name (where the class struggles), and the known mistakes the feedback
 named most often. The text also lists every student who was not graded, and why, and
-what the intake left out.
+what the intake left out: names and reasons from the export, each on one line
+(results/text.py's one_line), so that no file name adds a line to the report.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from statistics import mean, median
 from ..assignment import Assignment
 from ..results.files import write_atomically
 from ..results.scoring import points_text
+from ..results.text import one_line
 
 
 def class_figures(assignment: Assignment, results: dict[str, dict]) -> dict:
@@ -53,14 +55,16 @@ def report_text(assignment: Assignment, figures: dict, status: dict, skipped: li
             lines.append(f"  {name:<30} {count:>4}/{n}  {100 * count / n:5.1f}%")
         if figures["mistakes"]:
             lines += ["", "known mistakes named most often:"]
-            lines += [f"  {count:>4}  {mistake}" for mistake, count in figures["mistakes"].most_common(10)]
+            lines += [
+                f"  {count:>4}  {one_line(mistake, 300)}" for mistake, count in figures["mistakes"].most_common(10)
+            ]
     problems = [(key, what, reason) for key, (what, reason) in status.items() if what != "graded"]
     if problems:
         lines += ["", f"not graded ({len(problems)}):"]
-        lines += [f"  {key}: {what}: {reason}" for key, what, reason in problems[:50]]
+        lines += [f"  {one_line(key, 300)}: {what}: {one_line(reason, 300)}" for key, what, reason in problems[:50]]
     if skipped:
         lines += ["", f"left out of the class ({len(skipped)}): not submissions"]
-        lines += [f"  {entry}: {why}" for entry, why in skipped[:50]]
+        lines += [f"  {one_line(entry, 300)}: {one_line(why, 300)}" for entry, why in skipped[:50]]
     return "\n".join(lines) + "\n"
 
 

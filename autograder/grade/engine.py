@@ -271,7 +271,7 @@ class Grader:
         try:
             session, entry, copy_notes = self.open_session(submission, folder)
             try:
-                results = self._run(session, entry)
+                results, not_started = self._run(session, entry)
             finally:
                 session.close()
             report = summarize(
@@ -285,6 +285,7 @@ class Grader:
                 device=self.device,
                 mistake_messages=self.mistake_messages,
                 hidden_summary=self.hidden_summary,
+                not_started=not_started,
             )
         finally:
             trees.remove_tree(folder)
@@ -309,7 +310,8 @@ class Grader:
         )
         return session, entry, notes
 
-    def _run(self, session: Session, entry) -> list[CheckResult]:
+    def _run(self, session: Session, entry) -> tuple[list[CheckResult], frozenset[str]]:
+        """Every check's results, and the graded names whose code still holds its stub."""
         results: list[CheckResult] = []
         for name in self.assignment.graded:
             calls = self.rehearsal.calls.get(name, [])
@@ -323,16 +325,16 @@ class Grader:
                     result.evidence = None  # a dead or hung process is no known mistake's doing
             results += mine
             results += self._visible_results(name, view)
-        self._diagnose_all(results, entry)
-        return results
+        return results, self._diagnose_all(results, entry)
 
-    def _diagnose_all(self, results: list[CheckResult], entry: Entry) -> None:
+    def _diagnose_all(self, results: list[CheckResult], entry: Entry) -> frozenset[str]:
         """Name known mistakes once every name is graded, called names before their callers:
         what a name's own checks found decides which of its mistakes may explain its callers.
 
         A failing check of a name whose code (the student's) calls names failing their own
         checks says so first. A name whose code still holds its stub is not started: no
-        mistake is named for it (an empty constructor is not a mistake of the catalogue)."""
+        mistake is named for it (an empty constructor is not a mistake of the catalogue).
+        Returns those names."""
         from .mistakes import callees_first, name_mistakes
 
         source = _graded_source(entry, self.assignment.graded)
@@ -350,6 +352,7 @@ class Grader:
             if callees:
                 for failing in _first_failures([r for r in results if r.name == name]):
                     failing.message = calls_failing(name, list(callees)) + "\n" + failing.message
+        return source.unfinished
 
     def _visible_results(self, name: str, view: StudentView) -> list[CheckResult]:
         results = []

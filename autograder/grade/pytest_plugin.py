@@ -179,11 +179,11 @@ def pytest_terminal_summary(terminalreporter, config):
 
     grading = config.stash[_STATE]
     grader, session, entry, notes = grading.started
-    grader._diagnose_all(grading.results, entry)
+    not_started = grader._diagnose_all(grading.results, entry)
     report = summarize(
         grader.assignment.points, grading.results, assignment=grader.assignment.name, submission=str(grading.submission),
         entry=entry.path.name, notes=notes + session.notes, isolation=grader.isolation.as_dict(), device=grader.device,
-        mistake_messages=grader.mistake_messages, hidden_summary=grader.hidden_summary,
+        mistake_messages=grader.mistake_messages, hidden_summary=grader.hidden_summary, not_started=not_started,
     )  # fmt: skip
     terminalreporter.write_sep("=", "points")
     for what in config.stash.get(_SET_ASIDE, []):

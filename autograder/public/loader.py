@@ -75,8 +75,31 @@ class Entry:
 
 @dataclass(frozen=True)
 class Cell:
-    label: str  # how the student knows the cell: "cell In [7]", or "code cell 3" when never run
+    label: str  # where the cell is: "cell In [7]", or "code cell 3" when never run (its file name in tracebacks)
     source: str
+
+    def describe(self) -> str:
+        """How a student finds the cell: what it defines, or how it starts, then where it is."""
+        defined = _DEFINES.search(self.source)
+        if defined:
+            return f"{CELL_DEFINES}{defined.group(1)} ({self.label})"
+        first = next((line.strip() for line in self.source.splitlines() if line.strip()), "")
+        first = first.removeprefix(_MAGIC)  # as the student wrote it: %matplotlib inline
+        first = first if len(first) <= 60 else first[:60] + "…"
+        return f'the cell that starts "{first}" ({self.label})' if first else f"the empty cell {self.label}"
+
+
+# What a note says of a cell that defines a function or class: the feedback files it under that exercise.
+CELL_DEFINES = "the cell that defines "
+_DEFINES = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)", re.M)
+
+
+def note_defines(note: str) -> str | None:
+    """The name a loading note's cell defines, if the note is about such a cell."""
+    if not note.startswith(CELL_DEFINES):
+        return None
+    found = re.match(r"[A-Za-z_]\w*", note[len(CELL_DEFINES) :])
+    return found.group() if found else None
 
 
 # ------------------------------------------------------------------ finding (no code runs)
@@ -119,13 +142,16 @@ def code_cells(notebook_path: Path) -> list[Cell]:
     return found
 
 
+_MAGIC = "pass  # "  # what an IPython line is turned into
+
+
 def strip_magics(source: str) -> str:
     """'%matplotlib inline', '!pip install x' and '%%time' are IPython, not Python: comment them out."""
     lines = []
     for line in source.split("\n"):
         stripped = line.lstrip()
         if stripped.startswith(("%", "!")) or stripped.endswith("?") and stripped[:-1].isidentifier():
-            line = line[: len(line) - len(stripped)] + "pass  # " + stripped
+            line = line[: len(line) - len(stripped)] + _MAGIC + stripped
         lines.append(line)
     return "\n".join(lines)
 
@@ -356,7 +382,7 @@ def load(entry: Entry, skip: frozenset[str] = frozenset()) -> Loaded:
             for c in code_cells(entry.path)
             if cell_digest(c.source) not in skip and not c.source.startswith(BUNDLE_MARKER)
         ]
-        notes = _run_pieces([(c.label, c.source) for c in cells], namespace)
+        notes = _run_pieces([(c.label, c.source, c.describe()) for c in cells], namespace)
     elif entry.kind == "module":
         notes = _run_pieces(_statements(entry.path), namespace)
     else:
@@ -383,31 +409,33 @@ def _ready(*args, **kwargs):
     return False
 
 
-def _statements(path: Path) -> list[tuple[str, str]]:
-    """A .py file as one piece per top-level statement, each compiled with its true line numbers."""
+def _statements(path: Path) -> list[tuple[str, str, str]]:
+    """A .py file as one piece per top-level statement, each compiled with its true line numbers
+    (label, source, and how a note names it: the file, whose line numbers it gives)."""
     source = read_text(path)
     try:
         tree = ast.parse(source, filename=str(path))
     except (SyntaxError, ValueError, RecursionError):
-        return [(path.name, source)]  # compiling it reports the error as a note
+        return [(path.name, source, path.name)]  # compiling it reports the error as a note
     lines = source.splitlines(keepends=True)
     linecache.cache[path.name] = (len(source), None, lines, path.name)
     pieces = []
     for node in tree.body:
         start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
         text = "\n" * (start - 1) + "".join(lines[start - 1 : node.end_lineno])
-        pieces.append((path.name, text))
+        pieces.append((path.name, text, path.name))
     return pieces
 
 
-def _run_pieces(pieces: list[tuple[str, str]], namespace: dict) -> list[str]:
+def _run_pieces(pieces: list[tuple[str, str, str]], namespace: dict) -> list[str]:
+    """Run each piece (label, source, how a note names it); a note for each that raised."""
     notes = []
-    for label, source in pieces:
+    for label, source, described in pieces:
         if label not in linecache.cache:  # so tracebacks can quote the student's line
             linecache.cache[label] = (len(source), None, source.splitlines(keepends=True), label)
         try:
             code = compile(source, label, "exec")
             exec(code, namespace)
         except BaseException as error:  # SystemExit too: a scratch cell must not end the loading
-            notes.append(f"{label} raised {describe_exception(error)}; loading went on after it")
+            notes.append(f"{described} raised {describe_exception(error)}; loading went on after it")
     return notes

@@ -1,10 +1,35 @@
 """The files a grading writes: results.json (Gradescope's format), junit.xml, a Markdown table.
 
-results.json follows Gradescope's specification (score, execution_time, output, tests[]
-with name, score, max_score, status, output, visibility, tags); the kit's own figures
-go in extra_data. A submission the kit could not grade (the grader failed, not the
-student) gets a results.json that says so, with ``extra_data.status`` "not graded" and
-no score of its own: never a score of 0 that looks like the student's.
+results.json follows Gradescope's specification, "Autograder Specifications", Output
+format (https://gradescope-autograders.readthedocs.io/en/latest/specs/#output-format;
+its source: github.com/gradescope/autograder_samples, docs/specs.md): top-level
+``score``, ``execution_time``, ``output`` with its ``output_format``, ``visibility``,
+``stdout_visibility``, ``tests[]`` and ``extra_data``; each test with ``name`` (and
+``name_format``), ``score``, ``max_score``, ``status`` ("passed" or "failed"),
+``output`` (and ``output_format``: "text", "html", "simple_format", "md" or "ansi"),
+``tags``, ``visibility`` ("hidden", "after_due_date", "after_published" or "visible")
+and ``extra_data``. tests/results/test_gradescope_format.py holds that specification
+as a JSON schema and checks every results.json the kit writes against it.
+
+What a student sees of it:
+
+- One visible test, "Self-checks", first: what the notebook's check cells find,
+  in Markdown (``output_format`` "md", every text of the submission escaped or fenced):
+  the code that did not run, each exercise whose checks fail with their messages and
+  the known mistake the graders name there, and the exercises that pass. It carries no
+  points (an informational test, as the specification allows), so a student sees no
+  row of 0.0/0.0 before the due date.
+- One test per hidden check that carries points, or that failed (a gate: it decides an
+  exercise's points without carrying any), named "<exercise>: <what it checks>",
+  shown at ``hidden_visibility``; plain text.
+- The top-level output in plain text (``output_format`` "text"; Gradescope's default
+  there, "simple_format", would render HTML).
+
+The visible checks themselves, and what the feedback files need besides, go in
+``extra_data`` (read back by results/read.py). A submission the kit could not grade
+(the grader failed, not the student) gets a results.json that says so, with
+``extra_data.status`` "not graded" and no score of its own: never a score of 0 that
+looks like the student's.
 """
 
 from __future__ import annotations
@@ -14,12 +39,16 @@ import os
 import tempfile
 from pathlib import Path
 
-from .model import Report
-from .scoring import points_json, points_text
-from .text import clean
+from .model import CheckSummary, Report
+from .scoring import first_failure, points_json, points_text
+from .text import clean, md_block, md_name, md_text
 
 HIDDEN_VISIBILITY = "after_due_date"  # Gradescope shows a hidden check's details after the due date
-
+SELF_CHECKS = "Self-checks"  # the name the visible test starts with
+SELF_CHECKS_TAG = "self-checks"  # its tag and extra_data.kind
+MESSAGE_LIMIT = 1000  # characters of one message in the self-checks' test
+NOT_STARTED_WHY = "its cell still raises NotImplementedError"  # an exercise whose stub is untouched
+SAME_FAILURE = "It failed the same way as the check above."
 
 WITHHELD = "The details of this hidden check are not shown here."
 
@@ -34,25 +63,28 @@ def gradescope_json(
     says so instead of listing points. ``withhold_hidden`` shows every test (so the
     total shows at once) but keeps the hidden checks' messages out of the file.
     """
-    tests = []
-    for check in report.checks:
-        hidden = check.kind == "hidden"
-        test = {
-            "name": f"{check.name}: {check.title}",
-            "score": points_json(check.score),
-            "max_score": points_json(check.max_score),
-            "status": check.status,
-            "output": WITHHELD if hidden and withhold_hidden else clean(check.message),
-            "visibility": hidden_visibility if hidden else "visible",
-            "tags": [check.name],
-            "extra_data": {"kind": check.kind, "cases": [check.passed, check.total], "mistakes": check.mistakes},
-        }
-        tests.append(test)
+    tests = [self_checks_test(report)] if _visible(report) or report.notes else []
+    for check in graded_checks(report):
+        tests.append(
+            {
+                "name": f"{check.name}: {check.title}",
+                "name_format": "text",
+                "score": points_json(check.score),
+                "max_score": points_json(check.max_score),
+                "status": check.status,
+                "output": WITHHELD if withhold_hidden else clean(check.message),
+                "output_format": "text",
+                "visibility": hidden_visibility,
+                "tags": [check.name],
+                "extra_data": {"kind": "hidden", "cases": [check.passed, check.total], "mistakes": check.mistakes},
+            }
+        )
     internal = [f"{c.name}: {c.title}: {clean(c.message, 500)}" for c in report.internal_errors()]
     return {
         "score": points_json(report.score),
         "execution_time": round(report.seconds, 3),
         "output": summary_text(report) if hidden_visibility == "visible" else graded_text(report),
+        "output_format": "text",
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
@@ -66,8 +98,20 @@ def gradescope_json(
                 name: {"score": points_json(s), "max_score": points_json(m)}
                 for name, (s, m) in report.by_name().items()
             },
+            "not_started": report.unstarted(),
             "mistakes": report.mistakes(),
             "mistake_messages": {m: report.mistake_messages.get(m, "") for m in report.mistakes()},
+            "visible_checks": [
+                {
+                    "name": check.name,
+                    "title": check.title,
+                    "status": check.status,
+                    "output": clean(check.message),
+                    "cases": [check.passed, check.total],
+                    "mistakes": check.mistakes,
+                }
+                for check in _visible(report)
+            ],
             "notes": [clean(note, 1000) for note in report.notes],
             "isolation": report.isolation,
             "device": report.device,
@@ -77,6 +121,86 @@ def gradescope_json(
             **(extra or {}),
         },
     }
+
+
+def graded_checks(report: Report) -> list[CheckSummary]:
+    """The hidden checks that carry points or failed: a gate that passed changed nothing, and its 0/0 says nothing."""
+    return [check for check in report.hidden if check.max_score > 0 or check.status != "passed"]
+
+
+def _visible(report: Report) -> list[CheckSummary]:
+    return [check for check in report.checks if check.kind == "visible"]
+
+
+# ------------------------------------------------------------------ the self-checks' test
+
+
+def self_checks_test(report: Report) -> dict:
+    """The one visible test: what the notebook's check cells find, in Markdown, with no points."""
+    failing, passing = _self_check_names(report)
+    total = len(failing) + len(passing)
+    if not failing:
+        name = f"{SELF_CHECKS}: all {total} exercises pass their notebook checks"
+    else:
+        name = f"{SELF_CHECKS}: {len(failing)} of {total} exercises fail their notebook checks"
+    return {
+        "name": name,
+        "name_format": "text",
+        "status": "failed" if failing else "passed",
+        "output": self_checks_markdown(report),
+        "output_format": "md",
+        "visibility": "visible",
+        "tags": [SELF_CHECKS_TAG],  # a tag of its own: readers take a test's first tag for its exercise
+        "extra_data": {"kind": SELF_CHECKS_TAG},
+    }
+
+
+def _self_check_names(report: Report) -> tuple[list[str], list[str]]:
+    """(names with a failing visible check, names whose visible checks all pass), in the contract's order."""
+    checks = _visible(report)
+    names = [name for name in report.by_name() if any(c.name == name for c in checks)]
+    failing = [name for name in names if any(c.name == name and c.status != "passed" for c in checks)]
+    return failing, [name for name in names if name not in failing]
+
+
+def self_checks_markdown(report: Report) -> str:
+    """The self-checks' test output: code that did not run, each failing exercise with the
+    messages of its checks and the known mistakes named there, then the passing exercises."""
+    failing, passing = _self_check_names(report)
+    unstarted = set(report.unstarted())
+    lines: list[str] = []
+    if report.notes:
+        lines += ["**Code that did not run** (the rest of your code was loaded without it):", ""]
+        lines += [f"- {md_text(note, MESSAGE_LIMIT)}" for note in report.notes] + [""]
+    for name in failing:
+        if name in unstarted:
+            lines += [f"**{md_name(name)}**: not started: {md_text(NOT_STARTED_WHY)}.", ""]
+            continue
+        checks = [c for c in _visible(report) if c.name == name]
+        failed = [c for c in checks if c.status != "passed"]
+        lines += [f"**{md_name(name)}**: {len(failed)} of {len(checks)} checks fail.", ""]
+        said: set[str] = set()
+        for check in failed:
+            lines += [f"- {md_text(check.title)}", ""]
+            if first_failure(check.message) in said:
+                lines += [SAME_FAILURE, ""]
+            else:
+                lines += [md_block(check.message, MESSAGE_LIMIT), ""]
+                said.add(first_failure(check.message))
+        for mistake in _mistakes_of(report, name):
+            explanation = report.mistake_messages.get(mistake) or "no explanation was recorded for it"
+            lines += [f"> **Known mistake** {md_name(mistake)}: {md_text(explanation)}", ""]
+    if passing:
+        lines += ["Passing: " + ", ".join(md_name(name) for name in passing) + ".", ""]
+    return "\n".join(lines).rstrip("\n") + "\n" if lines else ""
+
+
+def _mistakes_of(report: Report, name: str) -> list[str]:
+    """The known mistakes the checks of one graded name named, hidden and visible, each once."""
+    return list(dict.fromkeys(m for check in report.checks if check.name == name for m in check.mistakes))
+
+
+# ------------------------------------------------------------------ plain text and job summaries
 
 
 def summary_text(report: Report) -> str:
@@ -104,16 +228,23 @@ def graded_text(report: Report) -> str:
 
 def markdown_summary(report: Report) -> str:
     """The points per graded name as a Markdown table (a CI job's summary page); no hidden check's details."""
-    head = f"### {report.assignment}: {points_text(report.score)} of {points_text(report.max_score)} points"
+    head = f"### {md_text(report.assignment)}: {points_text(report.score)} of {points_text(report.max_score)} points"
     lines = [head, "", "| exercise | points |", "|---|---|"]
     lines += [
-        f"| `{name}` | {points_text(score)} / {points_text(top)} |" for name, (score, top) in report.by_name().items()
+        f"| {md_name(name)} | {points_text(score)} / {points_text(top)} |"
+        for name, (score, top) in report.by_name().items()
     ]
     failed = [check for check in report.hidden if check.status != "passed"]
     if failed:
         lines += ["", "Checks that lost points (details of hidden checks appear after the due date):", ""]
-        lines += [f"- `{check.name}`: {check.title}" for check in failed]
+        lines += [f"- {md_name(check.name)}: {md_text(check.title)}" for check in failed]
     return "\n".join(lines) + "\n"
+
+
+def markdown_not_graded(message: str, assignment: str | None = None) -> str:
+    """A CI job's summary when the submission could not be graded: why, fenced (it may quote file names)."""
+    head = f"### {md_text(assignment or 'assignment')}: not graded"
+    return "\n".join([head, "", "Why:", "", md_block(message, 4000), ""])
 
 
 def write_atomically(path: Path, text: str, mode: int = 0o644) -> None:
@@ -136,10 +267,10 @@ def write_atomically(path: Path, text: str, mode: int = 0o644) -> None:
 
 
 def junit_xml(report: Report) -> str:
-    """One testcase per check of results.json; a failure wherever points were lost."""
+    """One testcase per hidden check of results.json; a failure wherever points were lost."""
     from xml.etree.ElementTree import Element, SubElement, indent, tostring
 
-    checks = report.hidden
+    checks = graded_checks(report)
     failures = sum(check.score < check.max_score for check in checks)
     errors = sum(check.internal_error for check in checks)
     suite = Element(
@@ -192,6 +323,7 @@ def not_graded_json(
     results: dict[str, object] = {
         "output": f"Your submission could not be graded: {text}"
         + ("" if student_fault else "\nThis is a problem of the grading kit, not of your work: tell your instructor."),
+        "output_format": "text",
         "visibility": "visible",
         "tests": [],
         "extra_data": {

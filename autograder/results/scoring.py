@@ -10,6 +10,7 @@ fractions, so the checks of a name add up to its points exactly (2/3 + 1/3 is 1,
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from fractions import Fraction
 
@@ -88,6 +89,14 @@ def _message(first: CheckResult, failed: int, total: int) -> str:
     where = f" [{first.case}]" if first.case else ""
     head = f"failed {failed} of {_cases(total)}" if total > 1 else "failed"
     return f"{head}. First failure{where}: {first.message}"
+
+
+_HEAD = re.compile(r"^failed(?: \d+ of \d+ cases?)?\. First failure(?: \[[^\]\n]*\])?: ")
+
+
+def first_failure(message: str) -> str:
+    """What a check's message says went wrong, without the counts and case _message puts first."""
+    return _HEAD.sub("", message, count=1)
 
 
 def points_text(value: Fraction) -> str:

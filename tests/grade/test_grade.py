@@ -56,14 +56,17 @@ def test_one_bug_costs_only_its_name(assignment, graders):
 
 
 def test_results_follow_gradescopes_format(mha, mha_grader):
-    """Does every test start with its graded name, carry Gradescope's fields, and add up to the score?"""
+    """Is the first test the visible self-checks' summary (no points), and does every other test start with
+    its graded name, carry Gradescope's fields, stay hidden until the due date and add up to the score?"""
     results = gradescope_json(mha_grader.grade(mha.reference_path))
-    assert results["score"] == pytest.approx(sum(t["score"] for t in results["tests"]), abs=1e-4)
+    summary, *hidden = results["tests"]
+    assert summary["visibility"] == "visible" and "score" not in summary and summary["status"] == "passed"
+    assert results["score"] == pytest.approx(sum(t["score"] for t in hidden), abs=1e-4)
     assert isinstance(results["execution_time"], float)
-    for test in results["tests"]:
+    for test in hidden:
         assert test["name"].split(":")[0] in mha.graded
         assert {"name", "score", "max_score", "status", "output", "visibility"} <= set(test)
-        assert test["visibility"] == ("visible" if test["extra_data"]["kind"] == "visible" else "after_due_date")
+        assert test["visibility"] == "after_due_date" and test["max_score"] > 0
     assert results["extra_data"]["status"] == "graded" and results["extra_data"]["isolation"]["tier"]
 
 

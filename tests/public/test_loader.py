@@ -13,6 +13,7 @@ from autograder.public.loader import (
     graded_source,
     is_stub,
     load,
+    note_defines,
 )
 
 GRADED = ("tokenize", "split_heads")
@@ -145,18 +146,23 @@ def test_the_self_check_cell_never_runs_when_grading(tmp_path):
 
 
 def test_notes_name_cells_as_jupyter_shows_them(tmp_path):
-    """Does a failing cell's note say 'In [7]' when the student ran it, and its place among code cells when not?"""
+    """Does a failing cell's note name what it defines (or how it starts), then 'In [7]' when the student ran it
+    and its place among code cells when not?"""
     path = notebook(
         tmp_path / "work.ipynb",
         "x = 1",
         "raise ValueError('seven')",
-        "raise KeyError('never run')",
-        counts=[3, 7, None],
+        "%matplotlib inline\nraise KeyError('never run')",
+        "def split_heads(x, n_heads):\n    return (x",
+        counts=[3, 7, None, None],
     )
     notes = load(Entry("notebook", path)).notes
-    assert notes[0].startswith("cell In [7] raised ValueError: seven") and notes[1].startswith(
-        "code cell 3 raised KeyError"
+    assert notes[0].startswith(
+        """the cell that starts "raise ValueError('seven')" (cell In [7]) raised ValueError: seven"""
     )
+    assert notes[1].startswith('the cell that starts "%matplotlib inline" (code cell 3) raised KeyError')
+    assert notes[2].startswith("the cell that defines split_heads (code cell 4) raised SyntaxError")
+    assert [note_defines(note) for note in notes] == [None, None, "split_heads"]
 
 
 def test_a_notebook_nested_too_deep_is_a_clear_error(tmp_path):

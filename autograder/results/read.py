@@ -1,0 +1,249 @@
+"""results.json read back: the typed reader beside its writer (files.py).
+
+The feedback files are written from a results dict, and a results.json may come from
+an earlier version of the kit or be damaged: every key is optional here, a value of the
+wrong type counts as missing, and what is there is read. Every text is cleaned
+(bounded, control characters shown escaped) but not escaped for any format: each
+renderer escapes for its own (results/text.py).
+
+Visible checks are read from ``extra_data.visible_checks``; results.json files written
+before that key existed listed them as tests with ``extra_data.kind`` "visible" (and
+their exercise's name first in ``tags``), which are read as visible checks too.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .files import SELF_CHECKS_TAG
+from .text import clean
+
+MESSAGE_LIMIT = 4000  # characters of one message (a check's output, a note, an error)
+NAME_LIMIT = 300  # characters of a name or a check's title
+LIST_LIMIT = 100  # notes, errors, mistakes or checks of one kind read, at most
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check of one exercise: hidden (it carries points) or visible (the notebook's, no points)."""
+
+    exercise: str
+    title: str
+    visible: bool
+    passed: bool
+    message: str
+    score: float | None = None
+    max_score: float | None = None
+    visibility: str = ""  # Gradescope's: when its details are shown to the student
+    cases: tuple[int, int] | None = None  # (passed, total)
+    mistakes: tuple[str, ...] = ()
+
+    @property
+    def lost(self) -> float:
+        if self.score is None or self.max_score is None:
+            return 0.0
+        return max(0.0, self.max_score - self.score)
+
+
+@dataclass(frozen=True)
+class ExercisePoints:
+    name: str
+    score: float | None
+    max_score: float | None
+    not_started: bool = False
+
+
+@dataclass
+class Results:
+    graded: bool
+    reason: str  # why it was not graded
+    assignment: str = ""
+    submission: str = ""
+    device: str = ""
+    isolation: str = ""
+    score: float | None = None
+    max_score: float | None = None
+    exercises: list[ExercisePoints] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
+    mistakes: list[str] = field(default_factory=list)  # named by the hidden checks
+    explanations: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # what loading the code reported
+    internal_errors: list[str] = field(default_factory=list)
+    hidden_cases: dict[str, int] = field(default_factory=dict)  # exercise -> hidden cases
+    hidden_titles: dict[str, list[str]] = field(default_factory=dict)  # exercise -> what they check
+    output: str = ""  # the top-level output
+
+
+def line(value, limit: int = NAME_LIMIT) -> str:
+    """A name or title on one line."""
+    return " ".join(clean(value, limit).split())
+
+
+def number(value) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            return None
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def _dict(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value) -> list:
+    return list(value) if isinstance(value, (list, tuple)) else []
+
+
+def _strings(value) -> list[str]:
+    return [item for item in _list(value) if isinstance(item, str)]
+
+
+def _capped(items: list, what: str) -> list[str]:
+    lines = [clean(item, MESSAGE_LIMIT) for item in items[:LIST_LIMIT]]
+    if len(items) > LIST_LIMIT:
+        lines.append(f"… and {len(items) - LIST_LIMIT} more {what}")
+    return lines
+
+
+def _cases(value) -> tuple[int, int] | None:
+    cases = _list(value)
+    if len(cases) == 2 and all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in cases):
+        return cases[0], cases[1]
+    return None
+
+
+def _status(value, score: float | None, max_score: float | None) -> bool:
+    if value in ("passed", "failed"):
+        return value == "passed"
+    return score is not None and max_score is not None and score >= max_score - 1e-9
+
+
+def _exercise_of(test: dict) -> tuple[str, str]:
+    """(exercise, check title) of a test named "<exercise>: <title>" and tagged with the exercise."""
+    name = test.get("name")
+    name = name if isinstance(name, str) else ""
+    tags = _strings(test.get("tags"))
+    if tags:
+        exercise = tags[0]
+        title = name[len(exercise) + 2 :] if name.startswith(exercise + ": ") else name
+    elif ": " in name:
+        exercise, title = name.split(": ", 1)
+    else:
+        exercise, title = "", name
+    return exercise, title
+
+
+def _test_check(test: dict) -> Check | None:
+    """A check from one test of ``tests``; None for the self-checks' summary (its checks are read apart)."""
+    extra = _dict(test.get("extra_data"))
+    kind = extra.get("kind")
+    if kind == SELF_CHECKS_TAG:
+        return None
+    exercise, title = _exercise_of(test)
+    score, max_score = number(test.get("score")), number(test.get("max_score"))
+    visibility = test.get("visibility")
+    visibility = visibility if isinstance(visibility, str) else ""
+    visible = kind == "visible" if kind in ("visible", "hidden") else visibility == "visible"
+    return Check(
+        exercise=line(exercise),
+        title=line(title) or "(untitled check)",
+        visible=visible,
+        passed=_status(test.get("status"), score, max_score),
+        message=clean(test.get("output"), MESSAGE_LIMIT),
+        score=None if visible else score,
+        max_score=None if visible else max_score,
+        visibility=visibility,
+        cases=_cases(extra.get("cases")),
+        mistakes=tuple(line(m) for m in _strings(extra.get("mistakes"))[:LIST_LIMIT]),
+    )
+
+
+def _visible_check(entry: dict) -> Check:
+    return Check(
+        exercise=line(entry.get("name")),
+        title=line(entry.get("title")) or "(untitled check)",
+        visible=True,
+        passed=entry.get("status") == "passed",
+        message=clean(entry.get("output"), MESSAGE_LIMIT),
+        visibility="visible",
+        cases=_cases(entry.get("cases")),
+        mistakes=tuple(line(m) for m in _strings(entry.get("mistakes"))[:LIST_LIMIT]),
+    )
+
+
+def _exercises(by_name: dict, not_started: set[str], checks: list[Check]) -> list[ExercisePoints]:
+    """Each exercise's points, from by_name; without it, its hidden checks' (and an exercise only checks name)."""
+    found: dict[str, ExercisePoints] = {}
+    for name, points in by_name.items():
+        score = max_score = None
+        if isinstance(points, dict):
+            score, max_score = number(points.get("score")), number(points.get("max_score"))
+        elif isinstance(points, (list, tuple)) and len(points) == 2:
+            score, max_score = number(points[0]), number(points[1])
+        found[line(name)] = ExercisePoints(line(name), score, max_score, line(name) in not_started)
+    for name in dict.fromkeys(c.exercise for c in checks):
+        if name in found:
+            continue
+        hidden = [c for c in checks if c.exercise == name and not c.visible]
+        score = sum(c.score or 0.0 for c in hidden) if hidden else None
+        top = sum(c.max_score or 0.0 for c in hidden) if hidden else None
+        found[name] = ExercisePoints(name, score, top, name in not_started)
+    return list(found.values())
+
+
+def read_results(results) -> Results:
+    """What a results dict says, typed (tolerant of missing or malformed keys)."""
+    results = _dict(results)
+    extra = _dict(results.get("extra_data"))
+    status = extra.get("status")
+    score = number(results.get("score"))
+    graded = score is not None and status != "not graded"  # "error": graded, but the kit failed on some checks
+    tests = [t for t in _list(results.get("tests"))[: 10 * LIST_LIMIT] if isinstance(t, dict)]
+    checks = [c for c in map(_test_check, tests) if c is not None]
+    visible = [_visible_check(e) for e in _list(extra.get("visible_checks"))[: 10 * LIST_LIMIT] if isinstance(e, dict)]
+    checks += visible
+    not_started = {line(name) for name in _strings(extra.get("not_started"))}
+    exercises = _exercises(_dict(extra.get("by_name")), not_started, checks)
+    max_score = number(extra.get("max_score"))
+    if max_score is None:
+        tops = [e.max_score for e in exercises if e.max_score is not None]
+        max_score = sum(tops) if tops else None
+    hidden_cases, hidden_titles = {}, {}
+    for name, summary in _dict(extra.get("hidden_summary")).items():
+        summary = _dict(summary)
+        cases = number(summary.get("cases"))
+        if cases is not None and cases >= 0:
+            hidden_cases[line(name)] = int(cases)
+        hidden_titles[line(name)] = [line(t) for t in _strings(summary.get("titles"))[:LIST_LIMIT]]
+    explanations = {
+        line(key): clean(value, MESSAGE_LIMIT)
+        for key, value in list(_dict(extra.get("mistake_messages")).items())[: 10 * LIST_LIMIT]
+    }
+    isolation = extra.get("isolation")
+    tier = _dict(isolation).get("tier") if isinstance(isolation, dict) else isolation or extra.get("sandbox")
+    return Results(
+        graded=graded,
+        reason="" if graded else clean(extra.get("error"), MESSAGE_LIMIT),
+        assignment=line(extra.get("assignment")),
+        submission=line(extra.get("submission")),
+        device=line(extra.get("device")),
+        isolation=line(tier),
+        score=score,
+        max_score=max_score,
+        exercises=exercises,
+        checks=checks,
+        mistakes=list(dict.fromkeys(line(m) for m in _strings(extra.get("mistakes"))))[:LIST_LIMIT],
+        explanations=explanations,
+        notes=_capped(_list(extra.get("notes")), "notes"),
+        internal_errors=_capped(_list(extra.get("internal_errors")), "errors"),
+        hidden_cases=hidden_cases,
+        hidden_titles=hidden_titles,
+        output=clean(results.get("output"), MESSAGE_LIMIT),
+    )
