@@ -501,10 +501,11 @@ def github():
         api.close()
 
 
-def test_the_reporter_records_the_points_with_the_templates_permissions(workflow, steps, points_output, github):
-    """Run as GitHub runs it, with the token the template grants, does the reporter (v1) post 4 of 10 points for Classroom?"""
+@pytest.mark.parametrize("token", ["the template's", "no permission"])
+def test_the_reporter_records_the_points_with_the_templates_permissions(workflow, steps, points_output, github, token):
+    """Run as GitHub runs it, with the token the template grants (or none), does the reporter (v1) post 4 of 10 points for Classroom?"""
     needs_node()
-    api = github(granted(workflow))
+    api = github(granted(workflow) if token == "the template's" else {})
     reporter = next(s for s in steps if s.get("uses") == REPORTER_USES)
     done = run_action(reporter_source("v1"), reporter, points_output, "job-token", api)
     notices = {
