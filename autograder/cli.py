@@ -28,7 +28,7 @@ def _assignment_arg(parser, required=False):
         "-a",
         choices=assignments.names(),
         required=required,
-        help="which assignment (inferred from the submission when left out)",
+        help="which assignment" if required else "which assignment (inferred from the submission when left out)",
     )
 
 
@@ -43,11 +43,13 @@ def _say(text: str) -> None:
 
 
 def cmd_build(args) -> int:
-    from .author.build import build
+    from .author.build import build, given_away
 
     for name in args.assignments or assignments.names():
         changed = build(assignments.get(name))
         print(f"{name}: " + (", ".join(changed) if changed else "up to date"))
+        for line in given_away(assignments.get(name)):
+            print(f"  {line}")
     return 0
 
 
@@ -131,10 +133,26 @@ def cmd_bench(args) -> int:
     return 0
 
 
+def cmd_collect(args) -> int:
+    from .deliver.gradebook import collect
+
+    course = Path(args.course)
+    placed, skipped = collect(Path(args.submissions), assignments.get(args.assignment), course)
+    for entry, why in skipped:
+        print(f"  skipped {entry}: {why}")
+    print(
+        f"put {len(placed)} students' notebooks into {course / 'submitted'}/<student>/{args.assignment}/ "
+        f"and the students into gradebook.db: `nbgrader autograde {args.assignment}` grades them"
+    )
+    return 0
+
+
 def cmd_gradebook(args) -> int:
     from .deliver.gradebook import export
 
-    totals = export(Path(args.results), assignments.get(args.assignment), Path(args.course), overwrite=args.overwrite)
+    totals = export(
+        Path(args.results), assignments.get(args.assignment), Path(args.course), keep_manual=args.keep_manual
+    )
     for student, total in sorted(totals.items()):
         print(f"  {student:<24} {total:g}")
     print(
@@ -261,17 +279,33 @@ def main(argv=None) -> int:
     bench.add_argument("--keep", help="copy the benchmark's folders (class, course, results) here")
     bench.set_defaults(run=cmd_bench)
 
+    collect = commands.add_parser(
+        "collect",
+        help="put an LMS export's notebooks into nbgrader's submitted/<student>/<assignment>/ (for nbgrader autograde)",
+        description="Read an LMS export (a folder or a zip, as grade-all reads it) and put each student's notebook into COURSE/submitted/<student>/<assignment>/, and the students into gradebook.db, for nbgrader autograde. The student ids are grade-all's keys.",
+    )
+    collect.add_argument("submissions", help="a folder or a .zip of submissions")
+    _assignment_arg(collect, required=True)
+    collect.add_argument(
+        "--course", default=str(Path.cwd()), help="the nbgrader course folder holding gradebook.db (default: here)"
+    )
+    collect.set_defaults(run=cmd_collect)
+
     gradebook = commands.add_parser(
         "gradebook",
         help="store grade-all's points in nbgrader's gradebook.db (for nbgrader export, formgrader and feedback)",
-        description="Store the points of grade-all's results in nbgrader's gradebook.db, per grade cell. Scores nbgrader autograde already wrote are kept unless --overwrite.",
+        description="Store the points of grade-all's results in nbgrader's gradebook.db, per grade cell, as the record: every stored score that differs (nbgrader autograde's, which a notebook can forge, a manual score, extra credit) is named and replaced.",
     )
     gradebook.add_argument("results", help="the --out folder of grade-all")
     _assignment_arg(gradebook, required=True)
     gradebook.add_argument(
         "--course", default=str(Path.cwd()), help="the nbgrader course folder holding gradebook.db (default: here)"
     )
-    gradebook.add_argument("--overwrite", action="store_true", help="replace scores already in the gradebook")
+    gradebook.add_argument(
+        "--keep-manual",
+        action="store_true",
+        help="keep the manual scores, extra credit and late penalties already in gradebook.db (they are still named)",
+    )
     gradebook.set_defaults(run=cmd_gradebook)
 
     gradescope = commands.add_parser(

@@ -102,7 +102,40 @@ def _nbgrader_kernel() -> str:
     python = spec["argv"][0]
     if python in ("python", "python3"):
         python = shutil.which(python, path=scripts + os.pathsep + os.environ.get("PATH", "")) or python
-    done = subprocess.run([python, "-c", "import autograder.deliver.nbgrader"], capture_output=True, text=True, cwd="/")
-    if done.returncode == 0:
-        return f"the 'python3' kernel ({python}) imports the kit: the hidden cells will run"
-    return f"the 'python3' kernel ({python}) cannot import the kit: run nbgrader from the kit's .venv (source .venv/bin/activate)"
+    done = subprocess.run([python, "-c", KERNEL_PROBE], capture_output=True, text=True, cwd="/")
+    if done.returncode != 0:
+        return f"the 'python3' kernel ({python}) cannot import the kit: run nbgrader from the kit's .venv (source .venv/bin/activate)"
+    try:
+        probe = json.loads(done.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return f"the 'python3' kernel ({python}) imports a kit that cannot say which it is: run nbgrader from the kit's .venv"
+    return kernel_kit_line(python, probe)
+
+
+# What the kernel's copy of the kit is: where, which version, and how it grades each assignment.
+KERNEL_PROBE = (
+    "import json, autograder, autograder.deliver.nbgrader\n"
+    "from autograder import assignment as a\n"
+    "from autograder.author.notebook import kit_digest\n"
+    "print(json.dumps({'root': str(autograder.KIT_ROOT), 'version': autograder.__version__, "
+    "'grading': {n: kit_digest(x) for n, x in a.discover().items()}}))"
+)
+
+
+def kernel_kit_line(python: str, probe: dict) -> str:
+    """What doctor says of the kit the kernel imports, compared with this one."""
+    from . import KIT_ROOT, __version__
+    from .author.notebook import kit_digest
+
+    where = f"the 'python3' kernel ({python}) imports the kit at {probe['root']} (version {probe['version']})"
+    if os.path.realpath(probe["root"]) == os.path.realpath(KIT_ROOT):
+        return f"{where}: this checkout; the hidden cells will run"
+    ours = {name: kit_digest(a) for name, a in assignments.discover().items()}
+    differ = sorted(name for name in ours if probe["grading"].get(name) != ours[name])
+    if not differ:
+        return f"{where}, another copy that grades as this one (version {__version__}) does"
+    return (
+        f"{where}, another copy than this one ({KIT_ROOT}, version {__version__}), which grades "
+        f"{', '.join(differ)} otherwise: their hidden cells will refuse to score. Run nbgrader from this kit's "
+        f".venv (source {KIT_ROOT / '.venv' / 'bin' / 'activate'})"
+    )

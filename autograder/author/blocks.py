@@ -169,6 +169,12 @@ def given_code(assignment: Assignment) -> str:
     return "\n\n".join(runs)
 
 
+def given_code_names(assignment: Assignment) -> list[str]:
+    """The functions and classes the reference defines outside its exercises: students get them complete."""
+    _, blocks = read_blocks(assignment)
+    return [block.name for block in blocks if block.name and not block.is_exercise]
+
+
 def strip_markers(source: str) -> str:
     return "\n".join(line for line in source.split("\n") if BEGIN_SOLUTION not in line and END_SOLUTION not in line)
 

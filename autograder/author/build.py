@@ -7,8 +7,15 @@ The steps, in order (``python -m autograder build``):
                         mistakes' outputs, for the self-checks
 3. ``cell_source``      the self-check bundle, packed into one notebook cell
 4. ``master_notebook``  lesson + exercises + checks + grade cells -> source/<name>/<name>.ipynb
-5. ``release_in``       real nbgrader generate_assignment         -> release/<name>/<name>.ipynb
-6. ``check_release``    the release holds nothing secret
+5. ``release_digest``   a hash of everything that ends up in the release: the master as
+                        nbgrader clears it (metadata included: points, locks, ids), nbgrader's
+                        version and its configuration; the release is up to date when it
+                        records the same hash, and only then is nbgrader not run
+6. ``release_in``       real nbgrader generate_assignment         -> release/<name>/<name>.ipynb,
+                        stamped with that hash
+7. ``check_release``    the release holds nothing secret
+8. ``register``         the course's gradebook.db (the repository root is nbgrader's course)
+                        holds the assignment as the master defines it, for nbgrader autograde
 
 source/ is rebuilt on demand and not committed; assignments/ and release/ are what
 students receive and are committed. Floats that a reference run on another CPU gives
@@ -18,32 +25,99 @@ when they equal the new ones within the graders' tolerances.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import tempfile
 from pathlib import Path
 
+import nbformat
+
 from .. import KIT_ROOT
+from .. import assignment as assignments
 from ..assignment import Assignment
-from .blocks import stub_module
+from .blocks import given_code_names, stub_module
 from .bundle import bundle_files, cell_source, files_of_cell
-from .notebook import BEGIN_HIDDEN, master_notebook, notebook_text
-from .release import bundle_cell, check_release, copy_release, release_in
+from .notebook import BEGIN_HIDDEN, METADATA_KEY, master_notebook, notebook_text
+from .release import bundle_cell, check_release, copy_release, register, release_in
 from .visible import equivalent, visible_data, visible_json
 
+DIGEST_KEY = "release_digest"  # in the release's notebook metadata, under METADATA_KEY
+NBGRADER_CONFIG = KIT_ROOT / "nbgrader_config.py"
 
-def build(assignment: Assignment) -> list[str]:
-    """Write the stubs, the master notebook and the release; return what changed (paths from the repository)."""
+
+def build(assignment: Assignment, course: Path = KIT_ROOT) -> list[str]:
+    """Write the stubs, the master notebook and the release, and register the assignment in the
+    course's gradebook; return what changed (paths from the repository)."""
     changed = []
     if _write(assignment.stub_path, stub_module(assignment)):
         changed.append(assignment.stub_path)
-    master = master_path(assignment).read_text()  # generated, not committed
-    with tempfile.TemporaryDirectory() as scratch:
-        release = release_in(assignment, master, Path(scratch))
-        check_release(assignment, release)
-        if not same_release(release / assignment.notebook_name, assignment.release_dir / assignment.notebook_name):
+    made = master(assignment)
+    _write(master_path_of(assignment), notebook_text(made))
+    digest = release_digest(assignment, made)
+    if recorded_digest(assignment.release_dir / assignment.notebook_name) != digest:
+        with tempfile.TemporaryDirectory() as scratch:
+            release = release_in(assignment, notebook_text(made), Path(scratch))
+            stamp(release / assignment.notebook_name, digest)
+            check_release(assignment, release)
             copy_release(release, assignment.release_dir)
-            changed.append(assignment.release_dir)
+        changed.append(assignment.release_dir)
+    if register(assignment, made, course):
+        changed.append(course / "gradebook.db")
     return [_relative(path) for path in changed]
+
+
+def release_digest(assignment: Assignment, notebook: nbformat.NotebookNode) -> str:
+    """A hash of everything that ends up in the release, computed from the sources alone.
+
+    The master notebook's cells as nbgrader's ClearSolutions and ClearHiddenTests leave
+    them (ids, types, sources, metadata: points, locks, grade ids), its notebook metadata,
+    nbgrader's version and the settings of nbgrader_config.py (its comments aside).
+    """
+    import nbgrader
+
+    cells = [[cell.get("id"), cell.cell_type, _as_released(cell, assignment), cell.metadata] for cell in notebook.cells]
+    config = [
+        line for line in NBGRADER_CONFIG.read_text().splitlines() if line.strip() and not line.lstrip().startswith("#")
+    ]
+    text = json.dumps(
+        {"cells": cells, "metadata": notebook.metadata, "nbgrader": nbgrader.__version__, "config": config},
+        sort_keys=True,
+    )
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def recorded_digest(release: Path) -> str | None:
+    """The hash the committed release was built from, if it records one."""
+    try:
+        return json.loads(release.read_text())["metadata"][METADATA_KEY][DIGEST_KEY]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def stamp(release: Path, digest: str) -> None:
+    """Record in the release notebook the hash of the sources it was built from."""
+    notebook = nbformat.read(release, as_version=4)
+    notebook.metadata[METADATA_KEY][DIGEST_KEY] = digest
+    release.write_text(notebook_text(notebook))
+
+
+def given_away(assignment: Assignment) -> list[str]:
+    """Lines for the instructor: exercises of other assignments that this one's release gives complete."""
+    given = set(given_code_names(assignment))
+    lines = []
+    for other in assignments.discover().values():
+        shared = [name for name in other.graded if name in given and other.name != assignment.name]
+        if shared:
+            lines.append(
+                f"note: {assignment.name}'s release gives {', '.join(shared)} complete (given code), an exercise of "
+                f"{other.name}: hand {assignment.name} out only after {other.name} is due"
+            )
+    return lines
+
+
+def master(assignment: Assignment) -> nbformat.NotebookNode:
+    """nbgrader's master notebook of the assignment, as the build makes it now."""
+    return master_notebook(assignment, fresh_bundle_cell(assignment))
 
 
 def master_path(assignment: Assignment) -> Path:
@@ -52,9 +126,13 @@ def master_path(assignment: Assignment) -> Path:
     source/ is never committed, so a fresh clone has none until something builds it; every
     command that hands the master to nbgrader asks for it here rather than expecting it.
     """
-    path = assignment.source_dir / assignment.notebook_name
-    _write(path, notebook_text(master_notebook(assignment, fresh_bundle_cell(assignment))))
+    path = master_path_of(assignment)
+    _write(path, notebook_text(master(assignment)))
     return path
+
+
+def master_path_of(assignment: Assignment) -> Path:
+    return assignment.source_dir / assignment.notebook_name
 
 
 def committed_bundle(assignment: Assignment) -> tuple[str, dict[str, str]] | None:
@@ -88,51 +166,24 @@ def fresh_bundle_cell(assignment: Assignment) -> str:
     return cell_source(assignment, files)
 
 
-def cells_of(path: Path) -> list[tuple]:
-    """(id, type, source) of each cell; the bundle's cell by its files."""
-    cells = []
-    for cell in json.loads(path.read_text())["cells"]:
-        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-        if cell["cell_type"] == "code" and cell.get("id") == "selfcheck":
-            source = json.dumps(files_of_cell(source), sort_keys=True)
-        cells.append((cell.get("id"), cell["cell_type"], source))
-    return cells
-
-
-def same_release(made: Path, committed: Path) -> bool:
-    return committed.exists() and cells_of(made) == cells_of(committed)
-
-
 def stale(assignment: Assignment) -> list[str]:
-    """Committed files the build would change now, found without running nbgrader (fast).
-
-    The release is compared with the master notebook as nbgrader clears it: solution
-    regions become the stubs, grade cells keep their first comment, and the bundle must
-    equal a fresh one, its floats within the graders' tolerances.
-    """
+    """Committed files the build would change now, found without running nbgrader (fast):
+    the stubs where they differ from the reference's, the release where it records another
+    hash of its sources than they give now."""
     problems = []
     if not assignment.stub_path.exists() or assignment.stub_path.read_text() != stub_module(assignment):
         problems.append(_relative(assignment.stub_path))
     release = assignment.release_dir / assignment.notebook_name
-    if not release.exists():
-        return problems + [_relative(release)]
-    with tempfile.TemporaryDirectory() as scratch:
-        expected = Path(scratch) / "expected.ipynb"
-        expected.write_text(notebook_text(master_notebook(assignment, fresh_bundle_cell(assignment))))
-        want = [_as_released(cell, assignment) for cell in cells_of(expected)]
-    if cells_of(release) != want:
+    if recorded_digest(release) != release_digest(assignment, master(assignment)):
         problems.append(_relative(release))
     return problems
 
 
-def _as_released(cell: tuple, assignment: Assignment) -> tuple:
-    """A master cell as nbgrader's ClearSolutions and ClearHiddenTests leave it."""
-    cell_id, kind, source = cell
-    if cell_id in assignment.graded:
-        return cell_id, kind, _stub_block(stub_module(assignment), cell_id)
-    if BEGIN_HIDDEN in source:
-        return cell_id, kind, source.split("\n" + BEGIN_HIDDEN)[0]
-    return cell
+def _as_released(cell: nbformat.NotebookNode, assignment: Assignment) -> str:
+    """A master cell's source as nbgrader's ClearSolutions and ClearHiddenTests leave it."""
+    if cell.get("id") in assignment.graded:
+        return _stub_block(stub_module(assignment), cell.id)
+    return cell.source.split("\n" + BEGIN_HIDDEN)[0]
 
 
 def _stub_block(stubs: str, name: str) -> str:

@@ -8,8 +8,11 @@ visible check cell, and its hidden grade cell, which nbgrader empties in the rel
 
 from __future__ import annotations
 
+import hashlib
+
 import nbformat
 
+from .. import KIT_ROOT, __version__
 from ..assignment import Assignment
 from . import lesson as lessons
 from .blocks import GENERATED_NOTE, add_stub_raises, exercise_message, given_code, read_blocks
@@ -27,8 +30,44 @@ def nbgrader_metadata(grade_id: str, *, solution=False, grade=False, locked=Fals
     return {"nbgrader": meta}
 
 
+# What nbconvert reads of a notebook's language (the ipykernel's own values but the Python version):
+# file_extension names `nbconvert --to script`'s file, nbconvert_exporter picks its exporter.
+LANGUAGE_INFO = {
+    "codemirror_mode": {"name": "ipython", "version": 3},
+    "file_extension": ".py",
+    "mimetype": "text/x-python",
+    "name": "python",
+    "nbconvert_exporter": "python",
+    "pygments_lexer": "ipython3",
+}
+
+
+def kit_digest(assignment: Assignment) -> str:
+    """A hash of what decides the points the hidden cells give in nbgrader's kernel.
+
+    The kit's version, its public engine, its graders' runtime, its scoring and the
+    assignment's folder: a kernel whose copy of the kit hashes otherwise would give
+    other points than the course's kit, and its hidden cells refuse to score.
+    """
+    kit = KIT_ROOT / "autograder"
+    files = [p for folder in ("public", "grade") for p in sorted((kit / folder).rglob("*.py"))]
+    files += [kit / "results" / "scoring.py"]
+    files += sorted(p for p in assignment.folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    digest = hashlib.sha256(__version__.encode() + b"\0")
+    for path in files:
+        digest.update(
+            path.relative_to(KIT_ROOT).as_posix().encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest()
+        )
+    return digest.hexdigest()[:16]
+
+
 def hidden_test_source(assignment: Assignment, name: str) -> str:
-    """The grade cell of a graded name: in the release only its first comment is left."""
+    """The grade cell of a graded name: in the release only its first comment is left.
+
+    The hidden part names the points of the cell and the kit it was built with, so that
+    a kernel whose kit would score otherwise refuses (autograder/deliver/nbgrader.py).
+    """
+    call = f'grade_in_notebook("{assignment.name}", "{name}", globals(), points={assignment.points[name]!r}, kit="{kit_digest(assignment)}")'
     return "\n".join(
         [
             f"# The hidden checks of {name} run here when your notebook is graded.",
@@ -38,7 +77,7 @@ def hidden_test_source(assignment: Assignment, name: str) -> str:
             "except ImportError as error:",
             '    raise ImportError(f"this kernel cannot import the grading kit ({error}): run nbgrader autograde with '
             "the kit's environment (its .venv), as the README's nbgrader section says\") from None",
-            f'grade_in_notebook("{assignment.name}", "{name}", globals())',
+            call,
             END_HIDDEN,
         ]
     )
@@ -96,7 +135,7 @@ def master_notebook(assignment: Assignment, bundle_cell: str) -> nbformat.Notebo
     notebook.metadata.update(
         {
             "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-            "language_info": {"name": "python"},
+            "language_info": LANGUAGE_INFO,
             METADATA_KEY: {"assignment": assignment.name, "note": GENERATED_NOTE.format(name=assignment.name)},
         }
     )

@@ -14,7 +14,10 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
+
+import nbformat
 
 from .. import KIT_ROOT
 from ..assignment import BEGIN_SOLUTION, Assignment
@@ -28,7 +31,8 @@ from .notebook import BEGIN_HIDDEN, END_HIDDEN
 def nbgrader_env() -> dict[str, str]:
     """nbgrader runs the `alembic` script by name: put this environment's scripts first on PATH."""
     scripts = str(Path(sys.executable).parent)
-    return {**os.environ, "PATH": scripts + os.pathsep + os.environ.get("PATH", "")}
+    path = os.environ.get("PATH", "")
+    return {**os.environ, "PATH": path if path.split(os.pathsep)[0] == scripts else scripts + os.pathsep + path}
 
 
 def run_nbgrader(assignment: Assignment, course_root: Path, *extra: str) -> None:
@@ -49,14 +53,79 @@ def run_nbgrader(assignment: Assignment, course_root: Path, *extra: str) -> None
         raise KitError(f"nbgrader generate_assignment failed:\n{done.stdout}\n{done.stderr}")
 
 
-def release_in(assignment: Assignment, master: str, scratch: Path) -> Path:
+def release_in(assignment: Assignment, master: str, scratch: Path, *extra: str) -> Path:
     """The release nbgrader makes of a master notebook's text, in a scratch course; its folder."""
     source = scratch / "source" / assignment.name
     source.mkdir(parents=True)
     (source / assignment.notebook_name).write_text(master)
-    run_nbgrader(assignment, scratch)
+    run_nbgrader(assignment, scratch, *extra)
     (scratch / "gradebook.db").unlink(missing_ok=True)
     return scratch / "release" / assignment.name
+
+
+# ------------------------------------------------------------------ the course's gradebook
+
+
+def gradebook_url(course: Path) -> str:
+    return f"sqlite:///{(Path(course) / 'gradebook.db').resolve()}"
+
+
+def open_gradebook(course: Path):
+    """nbgrader's Gradebook of a course (created if missing), with nbgrader's scripts on PATH."""
+    from nbgrader.api import Gradebook
+
+    os.environ["PATH"] = nbgrader_env()["PATH"]
+    return Gradebook(gradebook_url(course))
+
+
+def registered(assignment: Assignment, master: nbformat.NotebookNode, course: Path) -> bool:
+    """Does the course's gradebook.db hold the assignment's notebook as this master defines it?
+
+    The same nbgrader cells, each grade cell with the master's points, each locked cell
+    (the grade cells with their hidden tests) with the master's source: what nbgrader
+    autograde restores into every submission.
+    """
+    from nbgrader.api import MissingEntry
+
+    if not (Path(course) / "gradebook.db").exists():
+        return False
+    cells = [cell for cell in master.cells if _is_nbgrader_cell(cell)]
+    want_points = {
+        c.metadata.nbgrader.grade_id: float(c.metadata.nbgrader.points)
+        for c in cells
+        if c.metadata.nbgrader.get("grade")
+    }
+    want_locked = {c.metadata.nbgrader.grade_id: c.source for c in cells if not c.metadata.nbgrader.get("solution")}
+    with open_gradebook(course) as gradebook:
+        try:
+            notebook = gradebook.find_notebook(Path(assignment.notebook_name).stem, assignment.name)
+        except MissingEntry:
+            return False
+        points = {cell.name: cell.max_score for cell in notebook.grade_cells}
+        names = {cell.name for cell in notebook.source_cells}
+        locked = {cell.name: cell.source for cell in notebook.source_cells if cell.name in want_locked}
+    return points == want_points and names == {c.metadata.nbgrader.grade_id for c in cells} and locked == want_locked
+
+
+def _is_nbgrader_cell(cell: nbformat.NotebookNode) -> bool:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return bool(meta.get("grade") or meta.get("solution") or meta.get("locked"))
+
+
+def register(assignment: Assignment, master: nbformat.NotebookNode, course: Path) -> bool:
+    """Put the assignment, as the master defines it, into the course's gradebook.db; False when it was there.
+
+    nbgrader generate_assignment records the notebook's cells (the hidden tests included)
+    in the gradebook, which nbgrader autograde needs; it runs here in a scratch course
+    whose gradebook is the course's, so that the course's release/ is left to the build.
+    """
+    if registered(assignment, master, course):
+        return False
+    with tempfile.TemporaryDirectory() as scratch:
+        release_in(
+            assignment, nbformat.writes(master), Path(scratch), f"--CourseDirectory.db_url={gradebook_url(course)}"
+        )
+    return True
 
 
 def bundle_cell(notebook: dict) -> str | None:

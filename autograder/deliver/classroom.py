@@ -18,6 +18,8 @@ What the reporter (v1) does with it, as its source reads it:
   ``max_score``, posted as the notice "Points X/Y" ("Autograding complete") and as JSON
   ``{"totalPoints", "maxPoints"}`` ("Autograding report"). A runner whose ``max_score``
   is 0 or missing adds nothing, so a result must always carry the assignment's points.
+  The notices are workflow commands, which the runner attaches to the job's check run:
+  the reporter calls no GitHub API, and the job's token needs no permission for it.
 - The top-level ``status``: "fail" or "error" fails the reporter's step, so the job.
 - Per test, in the log: "✅ name" for status "pass", "❌ name" otherwise, "Error:
   message" for "error"; " - line N" after the name unless ``line_no`` is 0; the

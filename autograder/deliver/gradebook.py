@@ -1,26 +1,47 @@
-"""Put grade-all's points into nbgrader's gradebook, for nbgrader export, formgrader and feedback.
+"""nbgrader's course folder: an LMS download into submitted/, and grade-all's points into gradebook.db.
 
-    python -m autograder gradebook OUT --assignment mha [--course .] [--overwrite]
+    python -m autograder collect EXPORT --assignment mha [--course .]
+    python -m autograder gradebook OUT --assignment mha [--course .] [--keep-manual]
 
-Each OUT/students/<key>/results.json becomes that student's submission of the
-assignment in COURSE/gradebook.db, through nbgrader's own API: the points of each
-graded name go to its grade cell (<name>-tests) as the automatic score. The student's
-nbgrader id is the key grade-all gave them (ASCII letters, digits, '-', '_', '.'),
-with their name and email from the LMS. A score already in the gradebook (from
-``nbgrader autograde``, say) is never replaced unless ``--overwrite``: the students
-it would change are listed instead.
+``collect`` reads an LMS export with the kit's intake (deliver/intake.py: Canvas,
+Moodle, Blackboard, Gradescope, GitHub Classroom, plain folders) and puts each
+student's notebook where ``nbgrader autograde`` looks for it,
+COURSE/submitted/<key>/<assignment>/<assignment>.ipynb (with the .py files beside it,
+and nbgrader's timestamp.txt where the LMS gives the time), and each student, with
+name and email, into gradebook.db. A student whose work is not a notebook is listed:
+grade-all grades it.
 
-For ``nbgrader generate_feedback``, the graded notebook is placed in
-COURSE/autograded/<id>/<assignment>/ with each grade cell showing the kit's feedback
-for its exercise. The assignment must be known to the gradebook; if it is not,
-``nbgrader generate_assignment`` is run in COURSE first.
+``gradebook`` is the route of record's last step: each OUT/students/<key>/results.json
+of grade-all becomes that student's submission of the assignment in gradebook.db,
+through nbgrader's own API; the points of each graded name go to its grade cell
+(<name>-tests). The student's nbgrader id is the key grade-all gave them (the same as
+``collect``'s), with their name and email from the LMS.
+
+Scores already in gradebook.db may have been written by ``nbgrader autograde``, which
+runs each notebook's own cells, unsandboxed, with the instructor's access: a notebook
+can forge its own points and write anyone's scores (a manual score of 0 for a
+classmate, say). So grade-all's points are the record: every stored score that differs
+from them (the automatic score, a manual score, extra credit, a late penalty) is named,
+then replaced; ``--keep-manual`` keeps the manual scores, extra credit and late
+penalties (still naming them). Students in gradebook.db whom grade-all did not grade
+are named too.
+
+For ``nbgrader generate_feedback`` (and formgrader), the graded notebook is placed in
+COURSE/autograded/<id>/<assignment>/ with each grade cell showing the kit's feedback,
+and nothing of the student's that a browser would render: Markdown the student wrote or
+changed is shown as text, raw cells too, outputs are cleared, and cell and notebook
+metadata come from the release. The assignment is put into gradebook.db first if the
+course does not hold it as the build defines it (author/release.py ``register``).
 """
 
 from __future__ import annotations
 
+import copy
 import json
-import os
+import re
 import shutil
+import tempfile
+import warnings
 from pathlib import Path
 
 import nbformat
@@ -28,42 +49,83 @@ import nbformat
 from ..assignment import Assignment
 from ..errors import KitError
 from ..results.text import clean
+from .intake import Submission, read_intake
+
+TOLERANCE = 1e-6  # nbgrader stores scores as floats; the kit's are rounded to 1e-4 or finer
 
 
-def export(out: Path, assignment: Assignment, course: Path, overwrite: bool = False) -> dict[str, float]:
-    """Store every graded student's points; return {student id: total} as nbgrader now sees it."""
-    from nbgrader.api import Gradebook, MissingEntry
+# ------------------------------------------------------------------ an LMS download into submitted/
 
-    from ..author.build import master_path
-    from ..author.release import nbgrader_env, run_nbgrader
 
-    os.environ["PATH"] = nbgrader_env()["PATH"]  # nbgrader's API runs the `alembic` script by name
+def collect(export: Path, assignment: Assignment, course: Path) -> tuple[list[str], list[tuple[str, str]]]:
+    """Put each student's notebook of an export into COURSE/submitted/; return (students placed, (entry, why) skipped)."""
+    from ..author.build import master
+    from ..author.release import open_gradebook, register
+
+    course = Path(course)
+    register(assignment, master(assignment), course)
+    placed: list[str] = []
+    with tempfile.TemporaryDirectory() as scratch:
+        intake = read_intake(Path(export), Path(scratch) / "intake")
+        skipped = list(intake.skipped)
+        with open_gradebook(course) as gradebook:
+            for submission in intake.submissions:
+                why = _place(submission, assignment, course / "submitted" / submission.key / assignment.name)
+                if why:
+                    skipped.append((submission.name, why))
+                    continue
+                first, _, last = submission.name.partition(" ")
+                gradebook.update_or_create_student(
+                    submission.key, first_name=first or None, last_name=last or None, email=submission.email or None
+                )
+                placed.append(submission.key)
+    return placed, skipped
+
+
+def _place(submission: Submission, assignment: Assignment, target: Path) -> str | None:
+    """Copy the submission's notebook (and the .py files beside it) into target; the reason where it cannot."""
+    from ..public.loader import SubmissionError, find_entry
+
+    try:
+        entry = find_entry(submission.path, assignment.graded)
+    except SubmissionError as error:
+        return clean(error, 300)
+    if entry.kind != "notebook":
+        return f"{entry.describe()} is not a notebook: nbgrader autograde grades notebooks; grade-all grades it"
+    if target.exists():
+        shutil.rmtree(target)
+    target.mkdir(parents=True)
+    shutil.copyfile(entry.path, target / assignment.notebook_name)
+    for sibling in sorted(entry.path.parent.iterdir()) if submission.path.is_dir() else []:
+        if sibling.suffix == ".py" and sibling.is_file() and not sibling.is_symlink():
+            shutil.copyfile(sibling, target / sibling.name)
+    if submission.submitted_at:
+        (target / "timestamp.txt").write_text(submission.submitted_at)  # what nbgrader reads for lateness
+    return None
+
+
+# ------------------------------------------------------------------ grade-all's points into gradebook.db
+
+
+def export(out: Path, assignment: Assignment, course: Path, keep_manual: bool = False) -> dict[str, float]:
+    """Store every graded student's points as the record; return {student id: total} as nbgrader now sees it."""
+    from nbgrader.api import MissingEntry
+
+    from ..author.build import master
+    from ..author.release import open_gradebook, register
+
     out, course = Path(out), Path(course)
-    graded = []
-    for path in sorted(out.glob("students/*/results.json")):
-        results = json.loads(path.read_text())
-        extra = results.get("extra_data", {})
-        if extra.get("status") == "graded" and extra.get("assignment") == assignment.name:
-            graded.append((path.parent, results))
-    if not graded:
-        raise KitError(f"{out} holds no graded students/<key>/results.json of {assignment.name}: run grade-all first")
-    url = f"sqlite:///{(course / 'gradebook.db').resolve()}"
-    with Gradebook(url) as gradebook:
-        try:
-            gradebook.find_assignment(assignment.name)
-            known = True
-        except MissingEntry:
-            known = False
-    if not known:
-        (course / "source" / assignment.name).mkdir(parents=True, exist_ok=True)
-        shutil.copy(master_path(assignment), course / "source" / assignment.name / assignment.notebook_name)
-        run_nbgrader(assignment, course)
+    graded = _graded(out, assignment)
+    release = nbformat.read(assignment.release_dir / assignment.notebook_name, as_version=4)
+    register(assignment, master(assignment), course)
     notebook = Path(assignment.notebook_name).stem
-    totals, kept = {}, []
-    with Gradebook(url) as gradebook:
+    totals: dict[str, float] = {}
+    differences: list[str] = []
+    with open_gradebook(course) as gradebook, warnings.catch_warnings():
+        # nbgrader's add_submission trips SQLAlchemy's autoflush warnings; they concern its own session
+        warnings.filterwarnings("ignore", message=".*not in session.*")
         for folder, results in graded:
-            student = folder.name
-            extra = results["extra_data"]
+            student, extra = folder.name, results["extra_data"]
             who = extra.get("student", {})
             first, _, last = str(who.get("name", "")).partition(" ")
             gradebook.update_or_create_student(
@@ -73,50 +135,166 @@ def export(out: Path, assignment: Assignment, course: Path, overwrite: bool = Fa
                 gradebook.find_submission(assignment.name, student)
             except MissingEntry:
                 gradebook.add_submission(assignment.name, student)
-            grades = {
-                name: gradebook.find_grade(f"{name}-tests", notebook, assignment.name, student)
-                for name in extra["by_name"]
-            }
-            changes = [
-                name
-                for name, grade in grades.items()
-                if grade.auto_score is not None and abs(grade.auto_score - extra["by_name"][name]["score"]) > 1e-6
-            ]
-            if changes and not overwrite:
-                kept.append(f"{student} ({', '.join(changes)})")
-                continue
-            for name, grade in grades.items():
-                grade.auto_score = extra["by_name"][name]["score"]
+            changed = []
+            for name, entry in extra["by_name"].items():
+                grade = gradebook.find_grade(f"{name}-tests", notebook, assignment.name, student)
+                changed += _store_record(grade, float(entry["score"]), keep_manual)
+            changed += _late_penalty(
+                gradebook.find_submission_notebook(notebook, assignment.name, student), keep_manual
+            )
             gradebook.db.commit()
+            if changed:
+                differences.append(f"{student}: {', '.join(changed)}")
             totals[student] = gradebook.find_submission(assignment.name, student).score
-            _autograded_notebook(folder, results, assignment, course / "autograded" / student / assignment.name)
-    if kept:
-        print(f"kept the scores already in the gradebook of {len(kept)} students, which differ from grade-all's "
-              f"(pass --overwrite to replace them): {'; '.join(kept[:20])}")  # fmt: skip
+            target = course / "autograded" / student / assignment.name / assignment.notebook_name
+            _place_feedback_notebook(folder, results, release, target)
+        others = sorted(
+            s.student.id for s in gradebook.find_assignment(assignment.name).submissions if s.student.id not in totals
+        )
+    _say_differences(differences, others, keep_manual)
     return totals
 
 
-def _autograded_notebook(folder: Path, results: dict, assignment: Assignment, target: Path) -> None:
-    """The graded notebook as nbgrader's feedback expects it: each grade cell shows the kit's feedback."""
+def _graded(out: Path, assignment: Assignment) -> list[tuple[Path, dict]]:
+    graded = []
+    for path in sorted(out.glob("students/*/results.json")):
+        results = json.loads(path.read_text())
+        extra = results.get("extra_data", {})
+        if extra.get("status") == "graded" and extra.get("assignment") == assignment.name:
+            graded.append((path.parent, results))
+    if not graded:
+        raise KitError(f"{out} holds no graded students/<key>/results.json of {assignment.name}: run grade-all first")
+    return graded
+
+
+def _store_record(grade, record: float, keep_manual: bool) -> list[str]:
+    """Make grade-all's points the grade cell's score; name each stored score that differed."""
+    name = grade.name.removesuffix("-tests")
+    changed = []
+    if grade.auto_score is not None and abs(grade.auto_score - record) > TOLERANCE:
+        changed.append(f"{name} automatic {grade.auto_score:g} (grade-all {record:g})")
+    if grade.manual_score is not None and abs(grade.manual_score - record) > TOLERANCE:
+        changed.append(
+            f"{name} manual {grade.manual_score:g} (grade-all {record:g})" + (", kept" if keep_manual else "")
+        )
+    if grade.extra_credit:
+        changed.append(f"{name} extra credit {grade.extra_credit:g}" + (", kept" if keep_manual else ""))
+    grade.auto_score = record
+    grade.needs_manual_grade = False  # the kit's points are automatic: formgrader has nothing to grade by hand here
+    if not keep_manual:
+        grade.manual_score = None
+        grade.extra_credit = None
+    return changed
+
+
+def _late_penalty(submitted, keep_manual: bool) -> list[str]:
+    """nbgrader's late penalty, which autograde computes (0 unless a LateSubmissionPlugin is configured)."""
+    if not submitted.late_submission_penalty:
+        return []
+    penalty = f"late penalty {submitted.late_submission_penalty:g}" + (", kept" if keep_manual else "")
+    if not keep_manual:
+        submitted.late_submission_penalty = 0.0
+    return [penalty]
+
+
+def _say_differences(differences: list[str], others: list[str], keep_manual: bool) -> None:
+    if differences:
+        kept = (
+            "" if keep_manual else "; grade-all's are stored now (--keep-manual keeps manual scores and extra credit)"
+        )
+        print(f"gradebook.db held other scores than grade-all's for {len(differences)} students{kept}:")
+        for line in differences:
+            print(f"  {line}")
+        print(
+            "  Scores written by `nbgrader autograde` come from each notebook's own kernel, unsandboxed: a notebook "
+            "can forge them, and write other students' scores."
+        )
+    if others:
+        print(
+            f"in gradebook.db but not graded by grade-all, their scores unchecked ({len(others)}): {', '.join(others)}"
+        )
+
+
+# ------------------------------------------------------------------ the notebook nbgrader's feedback renders
+
+
+def _place_feedback_notebook(folder: Path, results: dict, release: nbformat.NotebookNode, target: Path) -> None:
     graded = folder / "submission.ipynb"
     if not graded.exists():
         return  # the submission was not a notebook: nbgrader has nothing to render
-    notebook = nbformat.read(graded, as_version=4)
+    try:
+        student = nbformat.read(graded, as_version=4)
+    except (OSError, ValueError, KeyError, AttributeError, TypeError, nbformat.ValidationError):
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.unlink(missing_ok=True)  # nbgrader autograde leaves its notebook read-only (0444)
+    target.write_text(nbformat.writes(feedback_notebook(student, release, results)))
+
+
+def feedback_notebook(
+    student: nbformat.NotebookNode, release: nbformat.NotebookNode, results: dict
+) -> nbformat.NotebookNode:
+    """The student's notebook as nbgrader's feedback may render it: nothing of the student's that a browser runs.
+
+    The course's own Markdown stays; Markdown the student wrote or changed, and raw cells,
+    become text; code keeps its source (nbconvert escapes it) and loses its outputs; the
+    cells and the notebook take their metadata from the release (the grade cells, the
+    locked cells' sources too, as nbgrader autograde restores them); each grade cell
+    shows the kit's points and checks for its name.
+    """
+    course = {cell.get("id"): cell for cell in release.cells}
+    feedback = _grade_cell_text(results)
+    cells, seen = [], set()
+    for index, cell in enumerate(student.cells):
+        ours = course.get(cell.get("id")) if cell.get("id") not in seen else None  # a copied id is the student's
+        if ours is not None and ours.cell_type != cell.get("cell_type"):
+            ours = None
+        seen.add(cell.get("id"))
+        source = str(cell.get("source", ""))
+        if ours is None:
+            kind = "code" if cell.get("cell_type") == "code" else "text"
+            made = (
+                nbformat.v4.new_code_cell(source) if kind == "code" else nbformat.v4.new_markdown_cell(as_text(source))
+            )
+            made.id = f"student-{index}"
+            cells.append(made)
+            continue
+        meta = copy.deepcopy(ours.metadata)
+        nbgrader = meta.get("nbgrader", {})
+        if cell.get("cell_type") == "code":
+            made = nbformat.v4.new_code_cell(
+                ours.source if nbgrader.get("locked") else source, id=ours.id, metadata=meta
+            )
+            name = nbgrader.get("grade_id", "").removesuffix("-tests") if nbgrader.get("grade") else ""
+            if name in feedback:
+                made.outputs = [nbformat.v4.new_output("stream", name="stdout", text=feedback[name])]
+        elif cell.get("cell_type") == "markdown" and ours.source == source:
+            made = nbformat.v4.new_markdown_cell(source, id=ours.id, metadata=meta)
+        else:
+            made = nbformat.v4.new_markdown_cell(as_text(source), id=ours.id, metadata=meta)
+        cells.append(made)
+    notebook = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(release.metadata))
+    nbformat.validate(notebook)
+    return notebook
+
+
+def as_text(source: str) -> str:
+    """Markdown that shows source as it is, rendering nothing: a fence longer than any run of backticks in it."""
+    longest = max((len(run) for run in re.findall(r"`+", source)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{source}\n{fence}"
+
+
+def _grade_cell_text(results: dict) -> dict[str, str]:
+    """The text each grade cell shows: the name's points, then each hidden check's result."""
     by_name = results["extra_data"]["by_name"]
-    messages: dict[str, list[str]] = {}
+    lines: dict[str, list[str]] = {name: [] for name in by_name}
     for test in results.get("tests", []):
-        name = test.get("tags", [""])[0]
-        if test.get("extra_data", {}).get("kind", "hidden") == "hidden":
-            messages.setdefault(name, []).append(
-                f"[{'pass' if test['status'] == 'passed' else 'FAIL'}] {test['name']}: {clean(test['output'], 2000)}"
-            )
-    for cell in notebook.cells:
-        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
-        name = grade_id.removesuffix("-tests")
-        if grade_id.endswith("-tests") and name in by_name:
-            text = f"{name}: {by_name[name]['score']:g} of {by_name[name]['max_score']:g} points\n" + "\n".join(
-                messages.get(name, [])
-            )
-            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text + "\n")]
-    target.mkdir(parents=True, exist_ok=True)
-    nbformat.write(notebook, target / assignment.notebook_name)
+        name = (test.get("tags") or [""])[0]
+        if name in lines and test.get("extra_data", {}).get("kind", "hidden") == "hidden":
+            mark = "pass" if test["status"] == "passed" else "FAIL"
+            lines[name].append(f"[{mark}] {clean(test['name'], 300)}: {clean(test['output'], 2000)}")
+    return {
+        name: f"{name}: {entry['score']:g} of {entry['max_score']:g} points\n" + "\n".join(lines[name]) + "\n"
+        for name, entry in by_name.items()
+    }

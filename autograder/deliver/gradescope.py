@@ -12,13 +12,28 @@ the kit. run_autograder makes the kit and the results folder unreadable to other
 before every grading. Gradescope shows students no total while any test is hidden:
 by default the hidden checks' details and the points appear after the due date;
 ``--show-score`` shows the points at once and keeps the hidden checks' details back.
+
+Late work: Gradescope puts /autograder/submission_metadata.json beside the submission
+(documented at gradescope-autograders.readthedocs.io/en/latest/submission_metadata/):
+``created_at``, the submission's time, and ``assignment.due_date`` (and
+``late_due_date``, if set), ISO 8601 with an offset. Where the submission came after the
+due date, run_autograder marks results.json (``mark_late``): ``extra_data.late`` true,
+the times, and a first line of ``output`` saying by how much. Points are not changed;
+a late penalty is Gradescope's setting. An extension is not in the documented metadata:
+a student who has one is marked late all the same, by the assignment's due date.
+
+Testing the bundle locally: run_autograder reads AUTOGRADER_ROOT (default /autograder,
+the folder holding source/, submission/, results/ and submission_metadata.json) and
+KIT_PYTHON (default the venv setup.sh made), as the README's Gradescope section shows.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import zipfile
+from datetime import datetime
 from pathlib import Path
 
 from .. import KIT_ROOT
@@ -63,6 +78,9 @@ if [ ! -s "$ROOT/results/results.json" ]; then
     printf '{{"output": "The autograder failed (status %s) before it could grade; tell your instructor.", "tests": [], "extra_data": {{"status": "not graded"}}}}\\n' "$status" \\
         > "$ROOT/results/results.json"
 fi
+# Late work, by Gradescope's submission_metadata.json: said in results.json, points unchanged.
+"$PYTHON" -c 'import sys; from autograder.deliver.gradescope import mark_late; mark_late(sys.argv[1], sys.argv[2])' \\
+    "$ROOT/submission_metadata.json" "$ROOT/results/results.json" || true
 exit 0
 """
 
@@ -119,3 +137,57 @@ def write_bundle(
             info.external_attr = (0o755 if name in ("setup.sh", "run_autograder") else 0o644) << 16
             archive.writestr(info, data, zipfile.ZIP_DEFLATED)
     return out
+
+
+def mark_late(metadata_path: str | Path, results_path: str | Path) -> bool:
+    """Mark results.json late where Gradescope's metadata puts the submission after the due date; True if late."""
+    try:
+        metadata = json.loads(Path(metadata_path).read_text())
+        submitted = _gradescope_time(metadata["created_at"])
+        due = _gradescope_time(metadata["assignment"]["due_date"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return False  # no metadata (a local run), or none that says when: nothing to mark
+    if submitted <= due:
+        return False
+    results_path = Path(results_path)
+    results = json.loads(results_path.read_text())
+    extra = results.setdefault("extra_data", {})
+    extra.update(
+        late=True,
+        submitted_at=submitted.isoformat(),
+        due_date=due.isoformat(),
+        late_by_seconds=round((submitted - due).total_seconds()),
+    )
+    late_due = (metadata.get("assignment") or {}).get("late_due_date")
+    after = ""
+    try:
+        if late_due and submitted > _gradescope_time(late_due):
+            after = ", after the late due date too"
+    except (ValueError, TypeError):
+        pass
+    line = f"Submitted late: {_duration(submitted - due)} after the due date ({due.isoformat(sep=' ')}){after}."
+    results["output"] = line + ("\n\n" + results["output"] if results.get("output") else "")
+    results_path.write_text(json.dumps(results, indent=2) + "\n")
+    return True
+
+
+def _gradescope_time(text: str) -> datetime:
+    """An ISO 8601 time as Gradescope writes it ("2018-07-31T23:00:00.000000-07:00"), with any fraction or a Z."""
+    text = str(text).strip().replace("Z", "+00:00")
+    text = re.sub(r"\.(\d+)", lambda m: "." + (m.group(1) + "000000")[:6], text)  # Python 3.10 wants 3 or 6 digits
+    when = datetime.fromisoformat(text)
+    if when.tzinfo is None:
+        raise ValueError(f"{text}: no time zone")
+    return when
+
+
+def _duration(delta) -> str:
+    """2 d 10 h 15 min; under a minute, in seconds."""
+    if delta.total_seconds() < 60:
+        return f"{int(delta.total_seconds())} s"
+    minutes = int(delta.total_seconds() // 60)
+    days, minutes = divmod(minutes, 24 * 60)
+    hours, minutes = divmod(minutes, 60)
+    parts = [f"{days} d"] if days else []
+    parts += [f"{hours} h"] if hours or days else []
+    return " ".join(parts + [f"{minutes} min"])

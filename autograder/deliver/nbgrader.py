@@ -6,10 +6,21 @@ leaves its points as the cell's value, which nbgrader reads as partial credit. T
 points are those ``python -m autograder grade`` gives: the same checks, probes and
 points table.
 
+A hidden cell names the points nbgrader gives it and a hash of the kit it was built
+with (``kit_digest``). It refuses to score, raising ``NotScored`` with the fix, when the
+kit this kernel imports gives the name other points (points.toml changed since the
+assignment was put into gradebook.db) or grades otherwise (another copy or version of
+the kit): nbgrader then shows the error, and the cell's 0 is no score of the student's.
+
 Unlike the grade command, this runs inside the student's kernel, as nbgrader always
-does: it is not sandboxed. Nothing is written to stderr (nbgrader would read a stderr
-line as an error and give 0). A failure of the kit itself raises, so that nbgrader
-shows it rather than a score.
+does: it is not sandboxed, and the notebook's own cells run first, with the
+instructor's access to files. A cell can replace this function (a blank notebook then
+gets full marks) or write to gradebook.db; every hidden cell says so in its output.
+The scores of record come from ``grade-all`` (sandboxed) and ``gradebook``, which
+restores them in gradebook.db and names every score that differs.
+
+Nothing is written to stderr (nbgrader would read a stderr line as an error and give
+0). A failure of the kit itself raises, so that nbgrader shows it rather than a score.
 """
 
 from __future__ import annotations
@@ -20,8 +31,20 @@ import io
 import warnings
 from functools import cache
 
+from .. import KIT_ROOT, __version__
 from .. import assignment as assignments
+from ..author.notebook import kit_digest
 from ..public.probing import Implementation, run_probe
+
+FORGERY_NOTE = (
+    "(nbgrader autograde ran this notebook's own cells unsandboxed, with the instructor's access: a cell can forge "
+    "these points or write to gradebook.db. The scores of record: `python -m autograder grade-all`, then "
+    "`gradebook`, which names every score that differs from them.)"
+)
+
+
+class NotScored(RuntimeError):
+    """The hidden cell will not score: the kernel's kit is not the one the cell was built with."""
 
 
 class InProcessStudent:
@@ -59,13 +82,51 @@ def _prepared(assignment_name: str):
     return assignment, collect(assignment), Reference.of(assignment)
 
 
-def grade_in_notebook(assignment_name: str, name: str, namespace: dict) -> float:
-    """Run the hidden checks of one graded name on the notebook's globals; return its points."""
+@cache
+def _kit_digest(assignment_name: str) -> str:
+    return kit_digest(assignments.get(assignment_name))
+
+
+def refusal(assignment_name: str, name: str, points: float | None, kit: str | None) -> str | None:
+    """Why a hidden cell built with these points and this kit must not score in this kernel; None if it may."""
+    rebuild = (
+        f"`python -m autograder build {assignment_name}` in the course (it puts the assignment into gradebook.db "
+        f"again), then `nbgrader autograde {assignment_name} --force`"
+    )
+    if points is None or kit is None:
+        return f"not scored: this grade cell was made by an older build of the kit. Run {rebuild}."
+    ours = assignments.get(assignment_name).points[name]
+    if abs(ours - points) > 1e-9:
+        return (
+            f"not scored: the kit this kernel imports gives {name} {ours:g} points, this grade cell {points:g} "
+            f"(points.toml changed after the assignment went into gradebook.db). Run {rebuild}."
+        )
+    if _kit_digest(assignment_name) != kit:
+        return (
+            f"not scored: this kernel imports the kit at {KIT_ROOT} (version {__version__}), which grades "
+            f"{assignment_name} otherwise than the kit this notebook's grade cells were built with. Run nbgrader "
+            f"from the course's own environment (`source COURSE/.venv/bin/activate`; `python -m autograder doctor` "
+            f"names the kit the kernel imports), or, if the course's kit changed since, run {rebuild}."
+        )
+    return None
+
+
+def grade_in_notebook(
+    assignment_name: str, name: str, namespace: dict, points: float | None = None, kit: str | None = None
+) -> float:
+    """Run the hidden checks of one graded name on the notebook's globals; return its points.
+
+    ``points`` and ``kit`` are the grade cell's points and the hash of the kit it was
+    built with; where this kernel's kit disagrees, it raises NotScored instead.
+    """
     from ..grade.engine import run_check
     from ..grade.mistakes import name_mistakes
     from ..public.loader import is_stub
     from ..results.scoring import points_text, summarize
 
+    problem = refusal(assignment_name, name, points, kit)
+    if problem:
+        raise NotScored(problem)
     assignment, plan, reference = _prepared(assignment_name)
     student = InProcessStudent(namespace, name)
     with (
@@ -90,4 +151,5 @@ def grade_in_notebook(assignment_name: str, name: str, namespace: dict) -> float
     print(f"{name}: {points_text(score)} of {points_text(top)} points")
     for check in report.checks:
         print(f"  [{'pass' if check.status == 'passed' else 'FAIL'}] {check.title}: {check.message}")
+    print(FORGERY_NOTE)
     return round(float(score), 6)

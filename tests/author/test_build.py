@@ -17,6 +17,8 @@ from autograder.author.notebook import hidden_test_source
 from autograder.errors import KitError
 from autograder.public import wire
 
+from .clone import fresh_clone, run_in
+
 
 def test_committed_files_are_fresh(assignment):
     """Do the stubs and the release equal what the build makes from solutions/ now (floats within tolerance)?"""
@@ -65,13 +67,125 @@ def test_a_changed_reference_makes_what_students_get_stale(mha, monkeypatch, tmp
 
 @pytest.mark.slow
 def test_release_is_what_nbgrader_makes_of_the_source(assignment, tmp_path):
-    """Does real `nbgrader generate_assignment` reproduce release/ (the bundle within tolerance)?"""
-    from autograder.author.notebook import master_notebook, notebook_text
+    """Does real `nbgrader generate_assignment`, stamped with the sources' hash, reproduce release/ byte for byte?"""
+    from autograder.author.notebook import notebook_text
 
-    master = notebook_text(master_notebook(assignment, build.fresh_bundle_cell(assignment)))
-    made = release.release_in(assignment, master, tmp_path)
+    master = build.master(assignment)
+    made = release.release_in(assignment, notebook_text(master), tmp_path)
     assert sorted(p.name for p in made.iterdir()) == [assignment.notebook_name]
-    assert build.same_release(made / assignment.notebook_name, assignment.release_dir / assignment.notebook_name)
+    build.stamp(made / assignment.notebook_name, build.release_digest(assignment, master))
+    committed = assignment.release_dir / assignment.notebook_name
+    assert (made / assignment.notebook_name).read_text() == committed.read_text()
+
+
+@pytest.fixture(scope="module")
+def mha_master(mha):
+    return build.master(mha)
+
+
+def mutated(master, change):
+    notebook = nbformat.from_dict(json.loads(json.dumps(master)))
+    change(notebook)
+    return notebook
+
+
+def cell(notebook, cell_id):
+    return next(c for c in notebook.cells if c.get("id") == cell_id)
+
+
+def rename(notebook, old, new):
+    cell(notebook, old).id = new
+
+
+def edit(cell_id, old, new):
+    """A change of one cell's source, old text to new."""
+
+    def change(notebook):
+        target = cell(notebook, cell_id)
+        assert old in target.source
+        target.source = target.source.replace(old, new, 1)
+
+    return change
+
+
+@pytest.mark.parametrize(
+    "change, counts",
+    [
+        (lambda nb: cell(nb, "tokenize-tests").metadata.nbgrader.update(points=5.0), True),
+        (lambda nb: cell(nb, "tokenize-check").metadata.nbgrader.update(locked=False), True),
+        (lambda nb: cell(nb, "tokenize-tests").metadata.nbgrader.update(grade_id="tokenizer-tests"), True),
+        (lambda nb: rename(nb, "md-1", "intro"), True),
+        (lambda nb: nb.metadata.language_info.pop("file_extension"), True),
+        (edit("md-1", "\n", "\n\n"), True),
+        (edit("tokenize-tests", "globals()", "dict(globals())"), False),  # in the hidden region
+        (edit("tokenize", "text.lower()", "text.casefold()"), False),  # in the solution region
+    ],
+    ids=["points", "a lock", "a grade id", "a cell id", "language_info", "prose", "a hidden test", "a solution"],
+)
+def test_the_release_hash_follows_what_ends_up_in_the_release(mha, mha_master, change, counts):
+    """Does the sources' hash change with every part of the release, metadata included, and not with what nbgrader clears?"""
+    before = build.release_digest(mha, mha_master)
+    assert (build.release_digest(mha, mutated(mha_master, change)) != before) is counts
+
+
+def test_a_points_change_makes_the_release_stale(monkeypatch, tmp_path):
+    """With only a number of points.toml changed, does the freshness check name the release (and only it)?"""
+    from autograder.assignment import Assignment
+
+    edited = tmp_path / "points.toml"
+    text = (KIT_ROOT / "solutions" / "mha" / "points.toml").read_text()
+    assert "\ntokenize = 2\n" in text
+    edited.write_text(text.replace("\ntokenize = 2\n", "\ntokenize = 5\n"))
+    monkeypatch.setattr(Assignment, "points_path", property(lambda self: edited))
+    assert build.stale(Assignment("mha")) == ["release/mha/mha.ipynb"]
+
+
+@pytest.mark.slow
+def test_build_puts_a_points_change_into_the_release_and_the_gradebook(tmp_path):
+    """In a fresh clone, after changing one number in points.toml, does `build` carry it to the release and gradebook.db?"""
+    from nbgrader.api import Gradebook
+
+    clone = fresh_clone(tmp_path / "clone")
+    first = run_in(clone, "python", "-m", "autograder", "build", "mha")
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert first.stdout.splitlines()[0] == "mha: gradebook.db"  # the committed release was up to date
+    points = clone / "solutions" / "mha" / "points.toml"
+    points.write_text(points.read_text().replace("\ntokenize = 2\n", "\ntokenize = 5\n"))
+    done = run_in(clone, "python", "-m", "autograder", "build", "mha")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.splitlines()[0] == "mha: release/mha, gradebook.db"
+    released = nbformat.read(clone / "release" / "mha" / "mha.ipynb", as_version=4)
+    tests = next(c for c in released.cells if c.get("id") == "tokenize-tests")
+    assert tests.metadata.nbgrader.points == 5.0
+    assert (clone / "release" / "mha" / "mha.ipynb").read_text().count('"points": 5.0') == 1
+    with Gradebook(f"sqlite:///{clone / 'gradebook.db'}") as gradebook:
+        assert gradebook.find_grade_cell("tokenize-tests", "mha", "mha").max_score == 5.0
+        assert gradebook.find_assignment("mha").max_score == 43.0
+    again = run_in(clone, "python", "-m", "autograder", "build", "mha")
+    assert again.stdout.splitlines()[0] == "mha: up to date"
+
+
+def test_nbconvert_exports_the_release_as_a_python_script(assignment):
+    """Does nbconvert's script exporter, reading the release's language_info, write a .py file?"""
+    from nbconvert import ScriptExporter
+
+    notebook = nbformat.read(assignment.release_dir / assignment.notebook_name, as_version=4)
+    script, resources = ScriptExporter().from_notebook_node(notebook)
+    assert resources["output_extension"] == ".py"
+    assert "def " in script
+
+
+def test_the_build_warns_when_a_release_gives_another_assignments_exercise_away():
+    """Does the build tell the instructor that encoder_block's given MultiHeadAttention is mha's exercise?"""
+    from autograder import assignment as assignments
+
+    notes = build.given_away(assignments.get("encoder_block"))
+    assert notes == [
+        "note: encoder_block's release gives MultiHeadAttention complete (given code), an exercise of mha: "
+        "hand encoder_block out only after mha is due"
+    ]
+    assert build.given_away(assignments.get("mha")) == []
+    assert "hand encoder_block out only after mha is due" in (KIT_ROOT / "README.md").read_text()
 
 
 def bundle_of(notebook: Path) -> dict:

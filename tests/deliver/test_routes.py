@@ -7,12 +7,16 @@ nbgrader (autograde, the gradebook import, its feedback), the Gradescope bundle,
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import warnings
 import zipfile
+from pathlib import Path
 from xml.etree import ElementTree
 
+import nbformat
 import pytest
 import yaml
 
@@ -21,6 +25,7 @@ from autograder.author.build import master_path
 from autograder.author.notebook import notebook_text
 from autograder.author.release import nbgrader_env, run_nbgrader
 from autograder.author.samples import sample_notebook, sample_path
+from tests.author.clone import clone_env, fresh_clone, run_in
 
 KIT = [sys.executable, "-m", "autograder"]
 
@@ -112,25 +117,32 @@ def test_class_points_reach_the_gradebook_and_nbgraders_feedback(mha, notebooks,
 
 
 @pytest.mark.slow
-def test_the_gradebook_keeps_nbgraders_own_scores(mha, notebooks, course, tmp_path):
-    """Does the import leave scores nbgrader autograde wrote, unless --overwrite?"""
+def test_the_gradebook_stores_the_record_over_nbgraders_scores(mha, notebooks, course, tmp_path):
+    """Does the import replace a score nbgrader autograde wrote by grade-all's, naming it, and keep manual ones when asked?"""
     from nbgrader.api import Gradebook
 
     out = tmp_path / "out"
     (tmp_path / "class").mkdir()
     shutil.copy(sample_path(mha), tmp_path / "class" / "cy.ipynb")  # cy's notebook was blank when autograded
+    done = run(KIT + ["grade-all", str(tmp_path / "class"), "-a", "mha", "--out", str(out), "--jobs", "1", "--quiet"])
+    assert done.returncode == 0
+    url = f"sqlite:///{course / 'gradebook.db'}"
+    with Gradebook(url) as gradebook:
+        gradebook.find_grade("tokenize-tests", "mha", mha.name, "cy").manual_score = 1.0  # set in formgrader, say
+        gradebook.db.commit()
+    kept = run(KIT + ["gradebook", str(out), "-a", "mha", "--course", str(course), "--keep-manual"])
+    assert kept.returncode == 0, kept.stderr
+    assert "held other scores than grade-all's for 1 students:" in kept.stdout
     assert (
-        run(
-            KIT + ["grade-all", str(tmp_path / "class"), "-a", "mha", "--out", str(out), "--jobs", "1", "--quiet"]
-        ).returncode
-        == 0
+        "cy: tokenize automatic 0 (grade-all 2), tokenize manual 1 (grade-all 2), kept, build_vocab automatic 0"
+        in kept.stdout
     )
+    assert "in gradebook.db but not graded by grade-all, their scores unchecked (2): ada, ben" in kept.stdout
+    with Gradebook(url) as gradebook:
+        assert gradebook.find_submission(mha.name, "cy").score == pytest.approx(37.371429 - 1, abs=1e-3)
     done = run(KIT + ["gradebook", str(out), "-a", "mha", "--course", str(course)])
-    assert done.returncode == 0 and "kept the scores already in the gradebook of 1 students" in done.stdout
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        assert gradebook.find_submission(mha.name, "cy").score == 0
-    assert run(KIT + ["gradebook", str(out), "-a", "mha", "--course", str(course), "--overwrite"]).returncode == 0
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+    assert "cy: tokenize manual 1 (grade-all 2)" in done.stdout and "automatic" not in done.stdout
+    with Gradebook(url) as gradebook:
         assert gradebook.find_submission(mha.name, "cy").score == pytest.approx(37.371429, abs=1e-3)
 
 
@@ -199,8 +211,26 @@ def test_gradescope_can_show_the_score_at_once(mha, tmp_path):
     assert "37.37 of 40" in results["output"]
 
 
+# Gradescope's /autograder/submission_metadata.json, as its documentation shows it
+# (gradescope-autograders.readthedocs.io/en/latest/submission_metadata/), trimmed to what is read.
+METADATA = {
+    "id": 123456,
+    "created_at": "2018-07-01T14:22:32.365935-07:00",
+    "assignment": {
+        "due_date": "2018-07-31T23:00:00.000000-07:00",
+        "late_due_date": None,
+        "release_date": "2018-07-02T00:00:00.000000-07:00",
+        "title": "Programming Assignment 1",
+        "total_points": "20.0",
+    },
+    "submission_method": "upload",
+    "users": [{"email": "student@example.com", "id": 1234, "name": "Student User"}],
+    "previous_submissions": [],
+}
+
+
 def test_gradescope_gets_a_result_for_an_empty_submission(mha, tmp_path):
-    """With nothing gradable submitted, is there still a results.json that says why (the student's zero)?"""
+    """With nothing gradable submitted, and late, is there still a results.json that says why (the student's zero), and that it is late?"""
     from autograder.deliver.gradescope import bundle_files
 
     root = tmp_path / "autograder"
@@ -209,11 +239,46 @@ def test_gradescope_gets_a_result_for_an_empty_submission(mha, tmp_path):
         (root / "source" / name).write_bytes(data)
     (root / "submission").mkdir()
     (root / "submission" / "notes.txt").write_text("I ran out of time")
+    late = METADATA | {"created_at": "2018-08-01T01:30:00.5-07:00"}
+    (root / "submission_metadata.json").write_text(json.dumps(late))
     env = {**os.environ, "AUTOGRADER_ROOT": str(root), "KIT_PYTHON": sys.executable, "PYTHONDONTWRITEBYTECODE": "1"}
     done = run(["bash", str(root / "source" / "run_autograder")], env=env, cwd=root)
     assert done.returncode == 0
     results = json.loads((root / "results" / "results.json").read_text())
     assert results["score"] == 0 and "could not be graded" in results["output"]
+    assert results["output"].startswith("Submitted late: 2 h 30 min after the due date (2018-07-31 23:00:00-07:00).")
+    assert results["extra_data"]["late"] is True and results["extra_data"]["late_by_seconds"] == 9000
+
+
+@pytest.mark.parametrize(
+    "created_at, late_due_date, says",
+    [
+        ("2018-07-01T14:22:32.365935-07:00", None, None),
+        ("2018-07-31T23:00:00.000000-07:00", None, None),  # at the due date: on time
+        ("2018-08-01T06:00:01Z", None, "Submitted late: 1 s after the due date"),
+        ("2018-08-03T09:15:00.123-07:00", "2018-08-02T23:00:00.000000-07:00", "2 d 10 h 15 min after the due date"),
+    ],
+    ids=["early", "at the due date", "one second late, in UTC", "after the late due date"],
+)
+def test_gradescope_marks_late_work_by_its_metadata(tmp_path, created_at, late_due_date, says):
+    """Does a submission after the documented metadata's due date get marked late, by how much, and others not?"""
+    from autograder.deliver.gradescope import mark_late
+
+    metadata = METADATA | {
+        "created_at": created_at,
+        "assignment": METADATA["assignment"] | {"late_due_date": late_due_date},
+    }
+    (tmp_path / "submission_metadata.json").write_text(json.dumps(metadata))
+    (tmp_path / "results.json").write_text(json.dumps({"score": 3.0, "output": "mha: 3 of 40", "extra_data": {}}))
+    assert mark_late(tmp_path / "submission_metadata.json", tmp_path / "results.json") is (says is not None)
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["score"] == 3.0  # Gradescope's own settings decide a penalty
+    if says is None:
+        assert results == {"score": 3.0, "output": "mha: 3 of 40", "extra_data": {}}
+    else:
+        assert says in results["output"] and results["output"].endswith("\n\nmha: 3 of 40")
+        assert ("after the late due date too" in results["output"]) is (late_due_date is not None)
+    assert mark_late(tmp_path / "missing.json", tmp_path / "results.json") is False  # a local run has none
 
 
 @pytest.mark.slow
@@ -337,3 +402,409 @@ def test_visible_inputs_are_not_hidden_ones(assignment):
     hidden = {wire.digest(probe_id, inputs) for probe_id, inputs in record}
     visible = {wire.digest(case.probe.probe_id, case.inputs) for case in assignment.module("visible").VISIBLE}
     assert hidden and visible and not hidden & visible
+
+
+# ------------------------------------------------------------------ nbgrader's hidden cells and doctor
+
+
+@pytest.mark.parametrize(
+    "points, kit, says",
+    [
+        (5.0, "ours", ["gives tokenize 2 points, this grade cell 5", "`python -m autograder build mha`", "--force"]),
+        (2.0, "0" * 16, ["this kernel imports the kit at", "version", "source COURSE/.venv/bin/activate"]),
+        (None, None, ["older build", "`python -m autograder build mha`"]),
+    ],
+    ids=["other points", "another kit", "an older cell"],
+)
+def test_hidden_cells_refuse_to_score_naming_the_fix(mha, capsys, points, kit, says):
+    """Does a hidden cell whose points or kit differ from the kernel's kit raise, saying what to run, instead of scoring?"""
+    from autograder import KIT_ROOT, __version__
+    from autograder.author.notebook import kit_digest
+    from autograder.deliver.nbgrader import NotScored, grade_in_notebook
+    from autograder.grade.reference import Reference
+
+    namespace = Reference.of(mha).impl._namespace
+    with pytest.raises(NotScored) as refused:
+        grade_in_notebook("mha", "tokenize", namespace, points=points, kit=kit_digest(mha) if kit == "ours" else kit)
+    message = str(refused.value)
+    assert message.startswith("not scored:") and all(words in message for words in says), message
+    if kit == "0" * 16:
+        assert str(KIT_ROOT) in message and __version__ in message
+    assert capsys.readouterr().out == ""  # no points printed
+
+
+def test_hidden_cells_score_with_their_own_kit_and_say_it_can_be_forged(mha, capsys):
+    """With the cell's points and kit, does the hidden cell give the points and say that autograde can be forged?"""
+    from autograder.author.notebook import hidden_test_source, kit_digest
+    from autograder.deliver.nbgrader import grade_in_notebook
+    from autograder.grade.reference import Reference
+
+    assert f'points=2.0, kit="{kit_digest(mha)}")' in hidden_test_source(mha, "tokenize")
+    namespace = Reference.of(mha).impl._namespace
+    assert grade_in_notebook("mha", "tokenize", namespace, points=2.0, kit=kit_digest(mha)) == 2.0
+    printed = capsys.readouterr().out
+    assert printed.startswith("tokenize: 2 of 2 points")
+    assert "a cell can forge these points or write to gradebook.db" in printed and "grade-all" in printed
+
+
+def test_doctor_names_the_kit_the_kernel_imports(mha):
+    """Does doctor say where the kernel's kit is, its version, and whether it grades as this one?"""
+    from autograder import KIT_ROOT, __version__
+    from autograder import assignment as assignments
+    from autograder.author.notebook import kit_digest
+    from autograder.doctor import _nbgrader_kernel, kernel_kit_line
+
+    line = _nbgrader_kernel()
+    assert f"imports the kit at {KIT_ROOT} (version {__version__}): this checkout" in line, line
+    ours = {name: kit_digest(a) for name, a in assignments.discover().items()}
+    copy = {"root": "/srv/course-2023", "version": "0.1.0", "grading": ours}
+    assert "imports the kit at /srv/course-2023 (version 0.1.0), another copy that grades as this one" in (
+        kernel_kit_line("python3", copy)
+    )
+    other = kernel_kit_line("python3", copy | {"grading": ours | {"mha": "0" * 16}})
+    assert "which grades mha otherwise: their hidden cells will refuse to score" in other
+    assert str(KIT_ROOT / ".venv" / "bin" / "activate") in other
+
+
+# ------------------------------------------------------------------ what nbgrader's feedback renders
+
+
+def hostile_notebook(mha):
+    """A finished notebook whose Markdown, outputs, raw cells and metadata carry scripts, and whose grade cell lies."""
+    notebook = nbformat.read(sample_path(mha), as_version=4)
+    notebook.cells.insert(
+        1,
+        nbformat.v4.new_markdown_cell(
+            'Hi <script>window.fromMarkdown=1</script><img src=x onerror="window.fromImage=1"> '
+            "[x](javascript:window.fromLink=1) ```` <b>bold</b>"
+        ),
+    )
+    code = nbformat.v4.new_code_cell("print(1)")
+    code.outputs = [nbformat.v4.new_output("display_data", data={"text/html": "<script>window.fromOutput=1</script>"})]
+    notebook.cells.insert(2, code)
+    notebook.cells.insert(
+        3, nbformat.v4.new_raw_cell("<script>window.fromRaw=1</script>", metadata={"format": "text/html"})
+    )
+    tests = next(c for c in notebook.cells if c.get("id") == "tokenize-tests")
+    tests.metadata.nbgrader["grade_id"] = '"><script>window.fromGradeId=1</script>'
+    tests.outputs = [
+        nbformat.v4.new_output("execute_result", data={"text/html": "<script>window.fromGrade=1</script>"})
+    ]
+    notebook.cells.append(nbformat.from_dict(json.loads(json.dumps(tests))))  # the grade cell again, its id too
+    state = {"model": {"state": {"value": "</script><script>window.fromWidgets=1</script>"}}}
+    notebook.metadata["widgets"] = {
+        "application/vnd.jupyter.widget-state+json": {"state": state, "version_major": 2, "version_minor": 0}
+    }
+    return notebook
+
+
+def rendered_scripts(html: str) -> list[str]:
+    """The student's scripts that reach a page as markup: `window.from...` inside a tag, not escaped as text."""
+    return re.findall(r"<[^<>]*window\.from\w+|<script>[^<]*window\.from\w+", html)
+
+
+def test_the_feedback_notebook_renders_nothing_of_the_students(mha, tmp_path):
+    """Does the notebook placed for nbgrader's feedback show the student's Markdown as text and keep no output or metadata of theirs?"""
+    from nbconvert import HTMLExporter
+
+    from autograder.deliver.gradebook import feedback_notebook
+
+    student = hostile_notebook(mha)
+    release = nbformat.read(mha.release_dir / mha.notebook_name, as_version=4)
+    results = {
+        "tests": [{"name": "tokenize: splits", "tags": ["tokenize"], "status": "passed", "output": "<b>ok</b>"}],
+        "extra_data": {"by_name": {"tokenize": {"score": 2.0, "max_score": 2.0}}},
+    }
+    placed = feedback_notebook(student, release, results)
+    assert placed.metadata == release.metadata
+    assert all(not cell.get("outputs") for cell in placed.cells if cell.get("id") != "tokenize-tests")
+    tests = next(c for c in placed.cells if c.get("id") == "tokenize-tests")
+    assert tests.metadata == next(c for c in release.cells if c.get("id") == "tokenize-tests").metadata
+    assert tests.outputs[0]["text"].startswith("tokenize: 2 of 2 points\n[pass] tokenize: splits: <b>ok</b>")
+    markdown = placed.cells[1]
+    assert markdown.cell_type == "markdown" and markdown.source.startswith("`````text\nHi <script>")
+    assert placed.cells[3].cell_type == "markdown" and "window.fromRaw" in placed.cells[3].source
+    course_prose = [c for c in placed.cells if c.cell_type == "markdown" and c.get("id", "").startswith("md-")]
+    assert course_prose and not any(c.source.startswith("```") for c in course_prose)  # the course's own, rendered
+    assert placed.cells[-1].id == f"student-{len(student.cells) - 1}" and placed.cells[-1].metadata == {}
+    html, _ = HTMLExporter().from_notebook_node(placed)
+    assert "window.fromMarkdown" in html and rendered_scripts(html) == []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # nbformat renames the copied cell id, and says so
+        html, _ = HTMLExporter().from_notebook_node(student)
+    assert rendered_scripts(html)  # the same check sees them in the notebook as handed in
+
+
+# ------------------------------------------------------------------ grade-all's record in gradebook.db
+
+
+class Grade:
+    """The fields of nbgrader's Grade that the import reads and writes."""
+
+    def __init__(self, auto_score=None, manual_score=None, extra_credit=None):
+        self.name = "tokenize-tests"
+        self.auto_score, self.manual_score, self.extra_credit = auto_score, manual_score, extra_credit
+        self.needs_manual_grade = True
+
+
+@pytest.mark.parametrize(
+    "stored, keep_manual, named, after",
+    [
+        ({}, False, [], (2.0, None, None)),
+        ({"auto_score": 2.0}, False, [], (2.0, None, None)),
+        ({"auto_score": 0.0}, False, ["tokenize automatic 0 (grade-all 2)"], (2.0, None, None)),
+        ({"auto_score": 2.0, "manual_score": 0.0}, False, ["tokenize manual 0 (grade-all 2)"], (2.0, None, None)),
+        (
+            {"manual_score": 1.0, "extra_credit": -1.0},
+            True,
+            ["tokenize manual 1 (grade-all 2), kept", "tokenize extra credit -1, kept"],
+            (2.0, 1.0, -1.0),
+        ),
+    ],
+    ids=["new", "the same", "autograde's other score", "a manual score", "kept by --keep-manual"],
+)
+def test_the_import_stores_the_record_and_names_each_other_score(stored, keep_manual, named, after):
+    """Does each grade cell end with grade-all's points, every other stored score named (and kept only when asked)?"""
+    from autograder.deliver.gradebook import _store_record
+
+    grade = Grade(**stored)
+    assert _store_record(grade, 2.0, keep_manual) == named
+    assert (grade.auto_score, grade.manual_score, grade.extra_credit) == after and grade.needs_manual_grade is False
+
+
+def test_gradebook_and_gradescope_help_say_the_assignment_is_required():
+    """Does --help of gradebook, gradescope and collect call --assignment required, not inferred?"""
+    for command in ("gradebook", "gradescope", "collect"):
+        done = run(KIT + [command, "--help"])
+        text = " ".join(done.stdout.split())
+        assert done.returncode == 0 and "inferred" not in text, text
+        assert f"{command} [-h] --assignment" in text
+
+
+# ------------------------------------------------------------------ the README's nbgrader loop, from a fresh clone
+
+
+def canvas_export(path, notebooks: dict[str, str]) -> Path:
+    """A Canvas "Download Submissions" zip: <sortable name>_<user id>_<submission id>_<file name> per student."""
+    with zipfile.ZipFile(path, "w") as archive:
+        for number, (name, text) in enumerate(notebooks.items(), start=1):
+            archive.writestr(f"{name}_{10000 + number}_{900000 + number}_mha.ipynb", text)
+    return path
+
+
+def class_notebooks(mha) -> dict[str, str]:
+    """A finished, a one-bug and a blank notebook, by Canvas sortable name."""
+    return {
+        "lovelaceada": notebook_text(sample_notebook(mha, None)),
+        "babbageben": sample_path(mha).read_text(),
+        "cycy": (mha.release_dir / mha.notebook_name).read_text(),
+    }
+
+
+def nbgrader_in(clone, *words, env=None):
+    done = subprocess.run(
+        [sys.executable, "-m", "nbgrader", *words],
+        cwd=clone,
+        env=env or clone_env(clone),
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    return done
+
+
+def stored_scores(clone, student) -> dict[str, tuple]:
+    """(auto, manual) score of each grade cell of a student's submission in the clone's gradebook.db."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{clone / 'gradebook.db'}") as gradebook:
+        notebook = gradebook.find_submission_notebook("mha", "mha", student)
+        return {g.name.removesuffix("-tests"): (g.auto_score, g.manual_score) for g in notebook.grades}
+
+
+def exported(clone, tmp_path) -> dict[str, float]:
+    """`nbgrader export`'s grades.csv: score per student."""
+    target = tmp_path / f"grades-{len(list(tmp_path.glob('grades-*')))}.csv"
+    nbgrader_in(clone, "export", f"--to={target}")
+    with open(target) as file:
+        return {row["student_id"]: float(row["score"]) for row in csv.DictReader(file)}
+
+
+def formgrader(clone, student: str) -> tuple[list[dict], str]:
+    """What formgrader shows: its API's submissions of the assignment, and the page of one student's notebook.
+
+    The page is rendered as formgrader's SubmissionHandler renders it: its HTMLExporter
+    with the `formgrade` template, on autograded/<student>/mha/mha.ipynb.
+    """
+    from nbconvert import HTMLExporter
+    from nbgrader.apps.api import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.server_extensions.formgrader import handlers
+    from traitlets.config import Config
+
+    api = NbGraderAPI(coursedir=CourseDirectory(root=str(clone)))
+    submissions = api.get_submissions("mha")
+    notebook = next(s for s in api.get_notebook_submissions("mha", "mha") if s["student"] == student)
+    config = Config()
+    config.HTMLExporter.template_name = "formgrade"
+    config.HTMLExporter.extra_template_basedirs = [handlers.template_path]
+    resources = {
+        "assignment_id": "mha",
+        "notebook_id": "mha",
+        "submission_id": notebook["id"],
+        "index": notebook["index"],
+        "total": len(submissions),
+        "base_url": "/",
+        "student": student,
+        "last_name": notebook["last_name"],
+        "first_name": notebook["first_name"],
+        "notebook_path": f"/autograded/{student}/mha/mha.ipynb",
+    }
+    page, _ = HTMLExporter(config=config).from_filename(
+        str(clone / "autograded" / student / "mha" / "mha.ipynb"), resources=resources
+    )
+    return submissions, page
+
+
+@pytest.mark.slow
+def test_the_readme_nbgrader_loop_works_from_a_fresh_clone(mha, mha_grader, tmp_path):
+    """From a fresh clone: build, collect a Canvas download, autograde, formgrader, feedback, export, as the README says?"""
+    clone = fresh_clone(tmp_path / "clone")
+    assert not (clone / "gradebook.db").exists()
+    built = run_in(clone, "python", "-m", "autograder", "build", "mha")
+    assert built.returncode == 0 and built.stdout.startswith("mha: gradebook.db"), built.stderr[-3000:]
+    export = canvas_export(tmp_path / "canvas.zip", class_notebooks(mha))
+    collected = run_in(clone, "python", "-m", "autograder", "collect", str(export), "-a", "mha")
+    assert collected.returncode == 0, collected.stderr[-3000:]
+    students = ["babbageben-10002", "cycy-10003", "lovelaceada-10001"]
+    assert sorted(p.parent.parent.name for p in (clone / "submitted").glob("*/mha/mha.ipynb")) == students
+    nbgrader_in(clone, "autograde", "mha")  # as the README writes it: no --create, no generate_assignment
+    ours = {
+        "lovelaceada-10001": 40.0,
+        "babbageben-10002": float(mha_grader.grade(sample_path(mha)).score),
+        "cycy-10003": 0.0,
+    }
+    assert exported(clone, tmp_path) == pytest.approx(ours, abs=1e-3)
+    submissions, page = formgrader(clone, "babbageben-10002")
+    assert {s["student"]: s["score"] for s in submissions} == pytest.approx(ours, abs=1e-3)
+    assert all(s["autograded"] and not s["needs_manual_grade"] for s in submissions)
+    assert "PositionalEncoding: " in page and "of 4 points" in page
+    nbgrader_in(clone, "generate_feedback", "mha")
+    feedback = (clone / "feedback" / "babbageben-10002" / "mha" / "mha.html").read_text()
+    assert "PositionalEncoding: " in feedback and "can forge these points" in feedback
+
+    # points.toml changed after the assignment went into gradebook.db: the hidden cells refuse, naming the fix
+    points = clone / "solutions" / "mha" / "points.toml"
+    points.write_text(points.read_text().replace("\ntokenize = 2\n", "\ntokenize = 5\n"))
+    nbgrader_in(clone, "autograde", "mha", "--force", "--student", "lovelaceada-10001")
+    refused = nbformat.read(clone / "autograded" / "lovelaceada-10001" / "mha" / "mha.ipynb", as_version=4)
+    cell = next(c for c in refused.cells if c.get("id") == "tokenize-tests")
+    error = "".join(cell.outputs[-1].get("evalue", ""))
+    assert "NotScored" == cell.outputs[-1]["ename"] and "gives tokenize 5 points, this grade cell 2" in error, error
+    assert "`python -m autograder build mha`" in error
+    rebuilt = run_in(clone, "python", "-m", "autograder", "build", "mha")
+    assert rebuilt.stdout.startswith("mha: release/mha, gradebook.db"), rebuilt.stdout + rebuilt.stderr[-2000:]
+    nbgrader_in(clone, "autograde", "mha", "--force", "--student", "lovelaceada-10001")
+    assert stored_scores(clone, "lovelaceada-10001")["tokenize"] == (5.0, None)
+
+    # a kernel that imports another copy of the kit, with the same points but graders of its own, refuses too
+    points.write_text(points.read_text().replace("\ntokenize = 5\n", "\ntokenize = 2\n"))
+    grader = clone / "solutions" / "mha" / "graders" / "test_tokenize.py"
+    grader.write_text(grader.read_text() + "\n# changed in the course's copy\n")
+    assert run_in(clone, "python", "-m", "autograder", "build", "mha").stdout.startswith(
+        "mha: release/mha, gradebook.db"
+    )
+    elsewhere = {**clone_env(clone), "PYTHONPATH": ""}  # the kernel imports this checkout's kit, not the clone's
+    nbgrader_in(clone, "autograde", "mha", "--force", "--student", "cycy-10003", env=elsewhere)
+    refused = nbformat.read(clone / "autograded" / "cycy-10003" / "mha" / "mha.ipynb", as_version=4)
+    cell = next(c for c in refused.cells if c.get("id") == "tokenize-tests")
+    assert f"this kernel imports the kit at {KIT_ROOT}" in cell.outputs[-1]["evalue"]
+
+
+@pytest.mark.slow
+def test_a_forged_autograde_cannot_lower_the_record(mha, tmp_path):
+    """Hostile: a notebook that forges its own points and zeroes its classmates' under nbgrader autograde.
+
+    What it can do there: replace the function the hidden cells call (a blank notebook
+    gets 40 of 40) and write gradebook.db (its classmates' manual scores set to 0).
+    What it cannot: do either under grade-all, where it runs sandboxed; nor keep any of
+    it once `gradebook` imports grade-all's record, which names every difference.
+    """
+    clone = fresh_clone(tmp_path / "clone")
+    assert run_in(clone, "python", "-m", "autograder", "build", "mha").returncode == 0
+    blank = nbformat.read(mha.release_dir / mha.notebook_name, as_version=4)
+    forge = "\n".join(
+        [
+            "import pathlib, sqlite3",
+            "import autograder.deliver.nbgrader as kit",
+            "kit.grade_in_notebook = lambda assignment, name, namespace, points=None, kit=None: points",
+            f"for folder in [*pathlib.Path.cwd().parents, pathlib.Path({str(clone)!r})]:",
+            "    if (folder / 'gradebook.db').is_file():",
+            "        with sqlite3.connect(folder / 'gradebook.db') as db:",
+            '            db.execute("UPDATE grade SET manual_score = 0 WHERE notebook_id IN (SELECT n.id FROM "',
+            '                       "submitted_notebook n JOIN submitted_assignment s ON n.assignment_id = s.id "',
+            "                       \"WHERE s.student_id NOT LIKE 'mallory%')\")",
+            "        break",
+        ]
+    )
+    at = next(i for i, c in enumerate(blank.cells) if c.get("id") == "setup") + 1
+    blank.cells.insert(at, nbformat.v4.new_code_cell(forge))
+    notebooks = class_notebooks(mha)
+    del notebooks["babbageben"]
+    export = canvas_export(tmp_path / "canvas.zip", {**notebooks, "mallory": nbformat.writes(blank)})
+    assert run_in(clone, "python", "-m", "autograder", "collect", str(export), "-a", "mha").returncode == 0
+    nbgrader_in(clone, "autograde", "mha", "--student", "lovelaceada-10001")
+    nbgrader_in(clone, "autograde", "mha", "--student", "cycy-10002")
+    nbgrader_in(clone, "autograde", "mha", "--student", "mallory-10003")
+    assert exported(clone, tmp_path) == {"lovelaceada-10001": 0.0, "cycy-10002": 0.0, "mallory-10003": 40.0}
+    assert {manual for _, manual in stored_scores(clone, "lovelaceada-10001").values()} == {0.0}
+
+    before = (clone / "gradebook.db").read_bytes()
+    out = tmp_path / "out"
+    graded = run_in(
+        clone,
+        "python",
+        "-m",
+        "autograder",
+        "grade-all",
+        str(export),
+        "-a",
+        "mha",
+        "--out",
+        str(out),
+        "--jobs",
+        "1",
+        "--quiet",
+    )
+    assert graded.returncode == 0, graded.stderr[-3000:]
+    mallory = json.loads((out / "students" / "mallory-10003" / "results.json").read_text())
+    assert mallory["score"] == 0
+    if mallory["extra_data"]["isolation"]["tier"] != "process":
+        assert (clone / "gradebook.db").read_bytes() == before  # sandboxed, the same cell reached nothing
+    imported = run_in(clone, "python", "-m", "autograder", "gradebook", str(out), "-a", "mha")
+    assert imported.returncode == 0, imported.stderr[-3000:]
+    text = imported.stdout
+    assert "held other scores than grade-all's for 2 students" in text
+    assert "lovelaceada-10001: tokenize manual 0 (grade-all 2)," in text
+    assert "mallory-10003: tokenize automatic 2 (grade-all 0)," in text
+    assert "display_attention automatic 3 (grade-all 0)" in text and "can forge them" in text
+    assert exported(clone, tmp_path) == {"lovelaceada-10001": 40.0, "cycy-10002": 0.0, "mallory-10003": 0.0}
+
+
+@pytest.mark.slow
+def test_no_student_script_reaches_nbgraders_feedback_or_formgrader(mha, tmp_path):
+    """After grade-all and `gradebook`, does a script in a student's Markdown, outputs or raw cells stay text in generate_feedback's and formgrader's pages?"""
+    (tmp_path / "class").mkdir()
+    (tmp_path / "class" / "eve.ipynb").write_text(nbformat.writes(hostile_notebook(mha)))
+    out = tmp_path / "out"
+    done = run(KIT + ["grade-all", str(tmp_path / "class"), "-a", "mha", "--out", str(out), "--jobs", "1", "--quiet"])
+    assert done.returncode == 0, done.stderr[-2000:]
+    course = tmp_path / "course"
+    course.mkdir()
+    assert run(KIT + ["gradebook", str(out), "-a", "mha", "--course", str(course)]).returncode == 0
+    nbgrader_in(course, "generate_feedback", "mha", f"--CourseDirectory.root={course}", env=nbgrader_env())
+    page = (course / "feedback" / "eve" / "mha" / "mha.html").read_text()
+    assert "window.fromMarkdown" in page and "tokenize: 2 of 2 points" in page
+    assert rendered_scripts(page) == []
+    _, formgraded = formgrader(course, "eve")
+    assert "window.fromMarkdown" in formgraded and rendered_scripts(formgraded) == []
