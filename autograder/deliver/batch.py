@@ -44,6 +44,7 @@ from ..errors import KitError
 from ..results.files import gradescope_json, not_graded_json, write_atomically
 from ..results.scoring import points_text
 from ..results.text import clean, clean_name
+from .clusters import NOTES_FILE
 from .intake import Intake, Submission, read_intake
 
 STOP_AFTER = 3  # host failures in a row, from the start, that end a run
@@ -57,7 +58,11 @@ def grading_digest(assignment: Assignment, config: GradingConfig) -> str:
     kit = KIT_ROOT / "autograder"
     files = [p for folder in ("public", "grade", "sandbox") for p in sorted((kit / folder).rglob("*.py"))]
     files += [kit / "results" / "scoring.py", kit / "config.py"]
-    files += sorted(p for p in assignment.folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    files += sorted(
+        p
+        for p in assignment.folder.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.name != NOTES_FILE  # notes decide feedback only
+    )
     for path in files:
         digest.update(
             path.relative_to(KIT_ROOT).as_posix().encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest()
@@ -204,9 +209,11 @@ def grade_all(
                 for s in todo:
                     status.setdefault(s.key, ("error", stopped.splitlines()[0][:300]))
         write_summary(intake, assignment, out, status)
+        from .insight import write_insight
         from .report import write_report
 
-        text = write_report(assignment, out, intake, status)
+        insight = write_insight(assignment, out, intake, status, show_hidden=show_hidden, jobs=jobs)
+        text = write_report(assignment, out, intake, status, insight)
     print(text, end="")
     graded = sum(1 for s in todo if status[s.key][0] == "graded")
     problems = {key: value for key, value in status.items() if value[0] == "error"}
@@ -218,7 +225,8 @@ def grade_all(
     for key, (what, reason) in list(problems.items())[:20]:
         print(f"  {key}: {what}: {reason}", file=sys.stderr)
     print(
-        f"wrote {out / 'summary.csv'}, {out / 'report.txt'}, {out / 'report.png'} and {out}/students/<student>/ (results.json, feedback.html, feedback.md)"
+        f"wrote {out / 'summary.csv'}, {out / 'report.txt'}, {out / 'report.png'}, {out / 'report.html'}, "
+        f"{out / 'clusters.json'}, {out / 'similarity.csv'} and {out}/students/<student>/ (results.json, feedback.html, feedback.md)"
     )
     return 3 if problems else 0
 

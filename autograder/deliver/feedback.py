@@ -158,6 +158,7 @@ class Exercise:
     checks: list[Check] = field(default_factory=list)
     hidden_cases: int | None = None
     hidden_titles: list[str] = field(default_factory=list)
+    note: str = ""  # the instructor's note for the group of students whose code fails it this way
 
     @property
     def state(self) -> str:
@@ -285,6 +286,9 @@ def feedback(results: dict, *, show_hidden: bool = False, student: str = "") -> 
         entry.hidden_cases = int(cases) if cases is not None and cases >= 0 else None
         entry.hidden_titles = [_line(t) for t in _strings(summary.get("titles"))[:LIST_LIMIT]]
 
+    for name, note in _dict(extra.get("cluster_notes")).items():
+        exercise(_line(name)).note = clean(note)
+
     explanations = {
         _line(key): clean(value) for key, value in list(_dict(extra.get("mistake_messages")).items())[: 10 * LIST_LIMIT]
     }
@@ -347,6 +351,7 @@ def _untested_titles(exercise: Exercise) -> list[str]:
 
 
 NO_EXPLANATION = "no explanation was recorded for it"
+NOTE_HEAD = "A note from your instructor"
 NOT_GRADED = "Your submission was not graded, so it has no score yet: this is not a score of 0."
 KIT_FAILED = (
     "The grading kit itself failed on the checks below. This is not a fault in your code, "
@@ -476,6 +481,8 @@ def _md_exercise(fb: Feedback, exercise: Exercise) -> list[str]:
             f"> **Known mistake in your code** {_md_name(mistake)}: {_md(fb.explanation(mistake) or NO_EXPLANATION)}",
             "",
         ]
+    if exercise.note:
+        out += [f"> **{NOTE_HEAD}:** {_md(exercise.note)}", ""]
     visible = [c for c in exercise.checks if c.visible]
     hidden = [c for c in exercise.checks if not c.visible]
     if visible:
@@ -592,6 +599,7 @@ border:1px solid var(--line);border-radius:4px;padding:0 .3rem;white-space:nowra
 .callout{border:1px solid;border-left-width:4px;border-radius:6px;padding:.6rem .85rem;margin:.6rem 0}
 .callout p{margin:.2rem 0}
 .mistake{background:var(--tip-bg);border-color:var(--tip-line)}
+.note{background:var(--panel);border-color:var(--full)}.note p+p{white-space:pre-line}
 .warn{background:var(--warn-bg);border-color:var(--warn-line)}
 .bad{background:var(--bad-bg);border-color:var(--bad-line)}
 .covers{margin:.1rem 0 0;padding-left:1.25rem;color:var(--muted)}
@@ -754,6 +762,8 @@ def _html_exercise(fb: Feedback, exercise: Exercise) -> list[str]:
         f'<span class="pts {state}">{_score(exercise.score, exercise.max_score)} / {_points(exercise.max_score)} · {STATE_WORDS[state]}</span></h2>'
     ]
     out += [_html_mistake(fb, mistake) for mistake in exercise.mistakes]
+    if exercise.note:
+        out.append(f'<div class="callout note"><p><strong>{NOTE_HEAD}</strong></p><p>{_h(exercise.note)}</p></div>')
     visible = [c for c in exercise.checks if c.visible]
     hidden = [c for c in exercise.checks if not c.visible]
     if visible:
