@@ -22,7 +22,7 @@ from .clusters import apply_notes, clusters, notes_path, read_notes, write_clust
 from .dashboard import render_dashboard
 from .similarity import available as similarity_available
 from .similarity import similar_pairs, write_similarity
-from .sources import student_code
+from .sources import StudentCode, student_code
 
 FILES = ("clusters.json", "similarity.csv", "report.html")
 REPORTED = 8  # groups and pairs named in report.txt
@@ -50,7 +50,14 @@ def write_insight(
     paths = {s.key: s.path for s in intake.submissions}
     names = {s.key: s.name for s in intake.submissions}
     graded = {key: r for key, r in results.items() if (r.get("extra_data") or {}).get("status") == "graded"}
-    found = clusters(assignment, graded, lambda key: student_code(paths[key], assignment), notes)
+    codes: dict[str, StudentCode] = {}  # read once per student, however many groups they are in
+
+    def code_of(key: str) -> StudentCode:
+        if key not in codes:
+            codes[key] = student_code(paths[key], assignment)
+        return codes[key]
+
+    found = clusters(assignment, graded, code_of, notes)
     write_clusters(out / "clusters.json", found)
     if similarity_available():
         pairs = similar_pairs(paths, assignment, jobs)

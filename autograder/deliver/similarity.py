@@ -137,13 +137,13 @@ def similar_pairs(
     paths: dict[str, Path], assignment: Assignment, jobs: int = 1, limit: int | None = None
 ) -> list[Pair]:
     """The most alike pairs of a class, most alike first: copydetect's figures for the best-ranked ``limit``
-    pairs (default: half as many as there are students, and at least 50)."""
+    pairs (default: a quarter as many as there are students, and at least 50)."""
     release = list(release_code(assignment))
     keys = list(paths)
     normal = normalise_all(release + [Path(paths[key]) for key in keys], assignment, jobs)
     boilerplate = boilerplate_hashes(normal[: len(release)])
     prints = {key: fingerprint(text, boilerplate) for key, text in zip(keys, normal[len(release) :])}
-    pairs = [_compare(a, b, prints) for a, b in ranked_candidates(prints, limit or max(50, len(keys) // 2))]
+    pairs = [_compare(a, b, prints) for a, b in ranked_candidates(prints, limit or max(50, len(keys) // 4))]
     return sorted(pairs, key=lambda p: (-p.similarity, p.a, p.b))
 
 

@@ -145,3 +145,18 @@ def test_the_note_sits_with_its_exercise():
         (False, False),  # positional_encoding
     ]
     assert text.index("> **A note from your instructor:** Rows, not all.") > text.index("## `softmax`")
+
+
+def test_a_note_regrades_no_one(mha):
+    """Does writing a note leave grade-all's grading digest as it was (a note decides feedback, no grade)?"""
+    from autograder.config import GradingConfig
+    from autograder.deliver.batch import grading_digest
+
+    path = clustering.notes_path(mha)
+    assert not path.exists(), f"{path} is the instructor's: this test writes one only where there is none"
+    before = grading_digest(mha, GradingConfig())
+    try:
+        path.write_text('"0123456789ab" = "A note."\n')
+        assert grading_digest(mha, GradingConfig()) == before
+    finally:
+        path.unlink()
