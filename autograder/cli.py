@@ -210,7 +210,7 @@ def main(argv=None) -> int:
     grade_all = commands.add_parser(
         "grade-all",
         help="grade a class (a folder or zip, as an LMS exports it), in parallel, with a report and a feedback file per student",
-        description="Grade every submission of a class: a folder or a zip as Canvas, Moodle, Blackboard, Gradescope or GitHub Classroom export it, or a folder per student. Writes DIR/summary.csv, a class report, and DIR/students/<student>/ (results.json, feedback.html, feedback.md). A rerun grades again only what changed: a submission, or anything that decides a grade.",
+        description="Grade every submission of a class: a folder or a zip as Canvas, Moodle, Blackboard, Gradescope or GitHub Classroom export it, or a folder per student. Writes DIR/summary.csv, a class report (report.txt, report.png), DIR/students/<student>/ (results.json, feedback.html, feedback.md), and the class as a whole: the groups of students whose code fails an exercise the same way (clusters.json; notes for a group come from solutions/<a>/cluster_notes.toml), the most alike pairs of submissions (similarity.csv: a flag, never a verdict) and a dashboard of it all (report.html). A rerun grades again only what changed: a submission, or anything that decides a grade.",
     )
     grade_all.add_argument("submissions", help="a folder or a .zip of submissions")
     _assignment_arg(grade_all)

@@ -2,11 +2,13 @@
 
 grade-all writes DIR/similarity.csv with copydetect (https://github.com/blingenf/copydetect,
 MIT licence), the winnowing method of MOSS (Schleimer, Wilkerson and Aiken, SIGMOD 2003)
-as a maintained Python library. For each student's own code (deliver/sources.py: what
-the release gave them left out), copydetect's ``CodeFingerprint`` tokenizes it with
-Pygments and replaces every variable, attribute, function and class name by one letter
-and every string by another, drops comments and blank space, and keeps each run of 25
-characters of what is left (its noise threshold) as a fingerprint: renamed variables,
+as a maintained Python library. Each student's own code (deliver/sources.py: what the
+release gave them left out) is normalised by copydetect's ``filter_code``, which
+tokenizes it with Pygments, replaces every variable, attribute, function and class name
+by one letter and every string by another, and drops comments and blank space; its
+``CodeFingerprint`` keeps each run of 25 characters of what is left (copydetect's noise
+threshold) as a fingerprint. Tokenizing is most of the cost: it runs in as many
+processes as grade-all has jobs. Renamed variables,
 reformatted code and reordered functions leave the fingerprints as they were. The
 release's own code (the stub module and every code cell of the release notebook) is
 fingerprinted the same way and its fingerprints are struck from every student's, as
@@ -14,8 +16,9 @@ copydetect's boilerplate: the stubs' signatures and docstrings, the given code a
 demonstrations are never a reason for two students to look alike.
 
 Every pair is ranked by the share of fingerprints the two have in common, all at once
-(one product of a students-by-fingerprints matrix); the pairs that rank highest are
-then compared by copydetect's ``compare_files``, which measures, for each of the two,
+(one product of a students-by-fingerprints matrix); the pairs that rank highest (a
+quarter as many as there are students, at least 50) are then compared by copydetect's
+``compare_files``, which measures, for each of the two,
 the share of its code (in characters of normalised code) covered by runs the other
 holds too. A pair's similarity is those two shares together, weighted by the sizes of
 the two: 1 for identical code, near 1 for a renamed or reordered copy, and some way
