@@ -58,7 +58,8 @@ nav{margin:.4rem 0 0;font-size:.9rem}nav a{margin-right:1rem}
 svg text{fill:var(--muted);font-size:11px}svg .b{fill:var(--bar)}svg .axis{stroke:var(--line)}
 table{border-collapse:collapse;width:100%}
 th,td{padding:.35rem .45rem;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
-th{font-size:.75rem;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);font-weight:600}
+th{font-size:.75rem;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);font-weight:600;white-space:nowrap}
+td.id{white-space:nowrap}
 td.num,th.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
 .bar{height:.7rem;background:var(--track);border-radius:99px;overflow:hidden;min-width:6rem;margin-top:.3rem}
 .bar span{display:block;height:100%;background:var(--good)}
@@ -161,7 +162,7 @@ def _header(assignment: Assignment, figures: dict, found: list[dict], status: di
     groups = [c for c in found if c["size"] > 1]
     facts += [
         (str(len(groups)), "groups of two or more"),
-        (str(sum(1 for c in groups if not c["named"])), "of them no known mistake"),
+        (str(sum(1 for c in groups if not c["named"] and not c.get("unfinished"))), "of them no known mistake"),
         (str(not_graded), "not graded"),
     ]
     cells = "".join(f'<div class="fact"><span class="big">{_h(v)}</span>{_h(label)}</div>' for v, label in facts)
@@ -279,7 +280,8 @@ def _cluster_table(groups: list[dict], names: dict[str, str]) -> str:
             named = '<span class="tag unnamed">none known</span>'
         note = '<span class="tag noted">written</span>' if cluster.get("note") else '<span class="muted">–</span>'
         checks = "".join(
-            f"<li>{_h(check['check'])} <span class=muted>({check['failed']} of {check['of']} cases)</span></li>"
+            f"<li>{_h(check['check'])} <span class=muted>({check['failed']} of {check['of']} "
+            f"case{'' if check['of'] == 1 else 's'})</span></li>"
             for check in cluster["checks"]
         )
         members = cluster["students"]
@@ -294,7 +296,7 @@ def _cluster_table(groups: list[dict], names: dict[str, str]) -> str:
         rows.append(
             f'<tr id="group-{_h(cluster["id"])}"><td class="num">{cluster["size"]}</td><td>{named}</td><td>{note}</td>'
             f'<td><ul class="checks">{checks}</ul><details><summary>members and code</summary>{detail}</details></td>'
-            f"<td><code>{_h(cluster['id'])}</code></td></tr>"
+            f'<td class="id"><code>{_h(cluster["id"])}</code></td></tr>'
         )
     rows.append("</tbody></table>")
     return "".join(rows)

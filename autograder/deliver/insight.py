@@ -76,9 +76,9 @@ def summary_lines(found: list[dict], pairs: list) -> list[str]:
     lines = [
         "",
         f"groups of the same wrong behaviour (clusters.json, report.html): {len(groups)} of two or more students, "
-        f"{sum(1 for c in groups if not c['named'])} of them no known mistake",
+        f"{sum(1 for c in groups if not c['named'] and not c['unfinished'])} of them no known mistake and not the stub",
     ]
-    for cluster in sorted(groups, key=lambda c: (-c["size"], c["id"]))[:REPORTED]:
+    for cluster in sorted(groups, key=lambda c: (c["unfinished"], -c["size"], c["id"]))[:REPORTED]:
         what = cluster["named"] or ("still the stub" if cluster["unfinished"] else "no known mistake")
         noted = ", note written" if cluster["note"] else ""
         lines.append(f"  {cluster['size']:>4}  {cluster['exercise']:<28} {cluster['id']}  {what}{noted}")

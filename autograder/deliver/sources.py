@@ -24,11 +24,14 @@ EXCERPT_CHARS = 1500
 
 @dataclass(frozen=True)
 class StudentCode:
-    pieces: tuple[str, ...]  # the cells or files that hold the student's own code, in order
+    pieces: tuple[str, ...]  # the cells or files of the submission's code, in order
+    given: frozenset[int] = frozenset()  # the pieces that are the release's own (a notebook's cells left as given)
 
     @property
     def text(self) -> str:
-        return "\n\n".join(self.pieces)[:MAX_CODE_CHARS]
+        """What the student wrote: every piece but those the release gave them as they are, bounded."""
+        own = (piece for number, piece in enumerate(self.pieces) if number not in self.given)
+        return "\n\n".join(own)[:MAX_CODE_CHARS]
 
     def definition(self, name: str) -> str:
         """The source of the last top-level definition of name (as Python runs it, the last one counts); "" if none."""
@@ -46,32 +49,54 @@ class StudentCode:
         return found
 
     def excerpt(self, name: str) -> str:
-        """A short quote of the definition of name: its first lines, bounded."""
-        lines = self.definition(name).split("\n")
+        """A short quote of the definition of name: its first lines but the docstrings (the stub's spec), bounded."""
+        lines = without_docstrings(self.definition(name)).split("\n")
         text = "\n".join(lines[:EXCERPT_LINES])
         if len(lines) > EXCERPT_LINES or len(text) > EXCERPT_CHARS:
             text = text[:EXCERPT_CHARS].rstrip() + "\n…"
         return text
 
 
+def without_docstrings(code: str) -> str:
+    """The code with the docstrings of its functions and classes left out (as it is when it does not parse)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return code
+    docstrings = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
+            first = node.body[0]
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
+                docstrings.update(range(first.lineno - 1, first.end_lineno or first.lineno))
+    return "\n".join(line for number, line in enumerate(code.split("\n")) if number not in docstrings)
+
+
 def student_code(path: Path, assignment: Assignment) -> StudentCode:
-    """What the student wrote in the submission at path (the entry the grader grades); empty when none is found."""
+    """The code of the submission at path (the entry the grader grades), the release's own cells marked; empty
+    when none is found."""
     path = Path(path)
     try:
         if path.is_symlink():
             return StudentCode(())
         entry = find_entry(path, assignment.graded)
         if entry.kind == "notebook":
-            given = release_cells(assignment)
-            pieces = [cell.source for cell in code_cells(entry.path) if cell_digest(cell.source) not in given]
-        elif entry.kind == "module":
+            pieces = [cell.source for cell in code_cells(entry.path)]
+            release = release_cells(assignment)
+            given = frozenset(n for n, piece in enumerate(pieces) if cell_digest(piece) in release)
+            return StudentCode(tuple(pieces), given)
+        if entry.kind == "module":
             pieces = [read_text(entry.path)]
         else:
             files = sorted(p for p in entry.path.rglob("*.py") if not p.is_symlink() and "__pycache__" not in p.parts)
             pieces = [read_text(p) for p in files[:200]]
     except (SubmissionError, OSError, ValueError, RecursionError):
         return StudentCode(())
-    return StudentCode(tuple(piece for piece in pieces if piece.strip()))
+    return StudentCode(tuple(pieces))
 
 
 @cache
