@@ -96,3 +96,12 @@ def test_no_digest_for_a_pass_or_the_kits_own_failure():
     broken = failed(message="the grader itself failed")
     broken.internal_error = True
     assert case_behaviour(passed, Reference(WANT)) == case_behaviour(broken, Reference(WANT)) == ""
+
+
+def test_a_digest_that_cannot_be_made_costs_nothing():
+    """Evidence the digest cannot read (an unknown probe, outputs that are not arrays): is the case left ungrouped,
+    with no exception for the grading to report?"""
+    unknown = failed({"out": WANT["out"]})
+    unknown.evidence["probe_id"] = "no_such.probe"
+    odd = failed({"out": "not an array"})
+    assert case_behaviour(unknown, Reference(WANT)) == case_behaviour(odd, Reference(WANT)) == ""
