@@ -24,7 +24,6 @@ from .similarity import available as similarity_available
 from .similarity import similar_pairs, write_similarity
 from .sources import StudentCode, student_code
 
-FILES = ("clusters.json", "similarity.csv", "report.html")
 REPORTED = 8  # groups and pairs named in report.txt
 
 
@@ -64,6 +63,7 @@ def write_insight(
         write_similarity(out / "similarity.csv", pairs, names)
     else:
         pairs = []
+        (out / "similarity.csv").unlink(missing_ok=True)  # an earlier run's would say what this one did not look at
         lines.append("similarity.csv not written: copydetect is missing (pip install 'autograder[instructor]')")
     page = render_dashboard(assignment, class_figures(assignment, results), found, pairs, status, intake.skipped, names)
     write_atomically(out / "report.html", page)

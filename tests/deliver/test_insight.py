@@ -155,3 +155,21 @@ def test_a_group_becomes_a_known_mistake(graded, tmp_path, monkeypatch, capsys):
     grade(COHORT, out, jobs=1, force=True)
     named = {key: c["named"] for key, c in groups(out).items()}
     assert named == {("ada", "ben"): "positional_base_1000", ("cleo", "dev"): "positional_sin_cos_swapped"}
+
+
+def test_without_copydetect_the_rest_is_written(graded, tmp_path, monkeypatch):
+    """Where copydetect is not installed (it comes with the instructor extra): are the groups and the dashboard
+    still written, an earlier similarity.csv removed, and the reason given?"""
+    from autograder.deliver import insight
+    from autograder.deliver.intake import read_intake
+
+    out = tmp_path / "out"
+    shutil.copytree(graded, out)
+    monkeypatch.setattr(insight, "similarity_available", lambda: False)
+    intake = read_intake(COHORT, tmp_path / "scratch")
+    status = {s.key: ("graded", "") for s in intake.submissions}
+    lines = insight.write_insight(assignments.get(NAME), out, intake, status)
+    assert "similarity.csv not written: copydetect is missing (pip install 'autograder[instructor]')" in lines
+    assert not (out / "similarity.csv").exists()
+    assert {key: c["id"] for key, c in groups(out).items()} == {key: c["id"] for key, c in groups(graded).items()}
+    assert "No two submissions had enough code of their own to compare." in (out / "report.html").read_text()
