@@ -201,7 +201,7 @@ def _histogram(totals: list[Fraction], top: Fraction, bins: int = 20) -> str:
         counts[min(max(index, 0), bins - 1)] += 1
     tallest = max(counts) or 1
     step = (width - left - 8) / bins
-    plot = height - bottom - 10
+    plot = height - bottom - 18  # room above the tallest bar for its count
     parts = [
         f'<svg viewBox="0 0 {width} {height}" width="100%" role="img" '
         f'aria-label="histogram of {len(totals)} total scores" xmlns="http://www.w3.org/2000/svg">'
