@@ -17,7 +17,11 @@ one, else from the largest process):
   (hidden and visible), in this one warm process, with no sandbox, no exchange and no
   comparison: the least any grader could spend on a submission as fast as the reference;
   the marginal cost less this is the kit's own overhead;
-* with --scaling M: grade-all of a class of M with 1, 2, 4, ... jobs up to the CPUs here.
+* with --scaling M: grade-all of a class of M with 1, 2, 4, ... jobs up to the CPUs here;
+* what grade-all's view of the class adds (notes, clusters.json, similarity.csv,
+  report.html: deliver/insight.py), run again alone on the largest class graded with
+  --jobs (M, else 2N), with as many jobs: its wall time and core-seconds, and their
+  ratio to the rest of that grade-all.
 
 Timings on a shared machine are noisy: read the ratios, run it twice. No test asserts a
 speed (tests/test_bench.py only checks that the figures are printed).
@@ -177,6 +181,38 @@ def grade_all(folder: Path, out: Path, jobs: int, label: str) -> Run:
     return measure(label, command, cwd=KIT_ROOT)
 
 
+def insight_cost(folder: Path, out: Path, jobs: int) -> dict[str, float]:
+    """grade-all's last step (deliver/insight.py) on a class it graded into out, timed in a fresh process."""
+    code = (
+        "import json; from pathlib import Path; from autograder.bench import time_insight; "
+        f"print(json.dumps(time_insight(Path({str(folder)!r}), Path({str(out)!r}), {jobs})))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=KIT_ROOT)
+    if done.returncode:
+        raise RuntimeError(f"timing the class view failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def time_insight(folder: Path, out: Path, jobs: int) -> dict[str, float]:
+    """Wall time and core-seconds (its forked workers' included) of write_insight alone, imports included."""
+    from .deliver.batch import load_results
+    from .deliver.intake import read_intake
+
+    with tempfile.TemporaryDirectory(prefix="autograder-bench-intake-") as scratch:
+        intake = read_intake(folder, Path(scratch))
+        results = load_results(intake, out)
+        status = {key: ((r.get("extra_data") or {}).get("status", "graded"), "") for key, r in results.items()}
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started, cpu = time.perf_counter(), time.process_time()
+        from .deliver.insight import write_insight
+
+        write_insight(assignments.get("mha"), out, intake, status, jobs=jobs)
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu += (after.ru_utime - children.ru_utime) + (after.ru_stime - children.ru_stime)
+    return {"wall": wall, "cpu": cpu}
+
+
 def nbgrader_autograde(assignment, paths: list[Path], course: Path) -> Run:
     (course / "source" / assignment.name).mkdir(parents=True)
     shutil.copy(master_path(assignment), course / "source" / assignment.name)
@@ -247,6 +283,7 @@ def bench(n: int = 24, jobs: int = 2, scaling: int = 0, keep: Path | None = None
             "marginal_from": (n, 2 * n),  # the classes whose difference it is
             "same_scores": agreement(work / "out", work / "course", assignment, [p.stem for p in paths[:n]]),
             "scaling": runs,
+            "insight": {"size": 2 * n, "run": large, **insight_cost(work / "double", work / "out-double", jobs)},
         }
         if scaling:
             folder = work / "scaling"
@@ -259,6 +296,8 @@ def bench(n: int = 24, jobs: int = 2, scaling: int = 0, keep: Path | None = None
                     figures["marginal_cpu"] = (run.cpu - small.cpu) / (scaling - n)
                     figures["marginal_wall"] = (run.wall - small.wall) / (scaling - n)
                     figures["marginal_from"] = (n, scaling)
+                    cost = insight_cost(folder, work / f"out-{count}", jobs)
+                    figures["insight"] = {"size": scaling, "run": run, **cost}
         return figures
     finally:
         if keep:
@@ -323,6 +362,13 @@ def print_figures(figures: dict) -> None:
         f"nbgrader autograde per submission: {figures['nbgrader'].wall / n:.3f} s; the kit is {figures['nbgrader'].wall / figures['small'].wall:.1f} times faster"
     )
     print(f"same total score from both: {figures['same_scores']}")
+    view = figures["insight"]
+    rest_wall, rest_cpu = view["run"].wall - view["wall"], view["run"].cpu - view["cpu"]
+    print(
+        f"what the class view adds (notes, clusters, similarity, dashboard), class of {view['size']} with {jobs} jobs: "
+        f"{view['wall']:.2f} s, {view['cpu']:.2f} core-s; {100 * view['wall'] / rest_wall:.1f}% of the rest of "
+        f"grade-all's wall time ({rest_wall:.2f} s), {100 * view['cpu'] / rest_cpu:.1f}% of its core-s ({rest_cpu:.2f})"
+    )
     print(f"peak memory: {figures['small'].peak_how}")
     if figures["scaling"]:
         print()

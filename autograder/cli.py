@@ -126,6 +126,20 @@ def cmd_grade_all(args) -> int:
     )
 
 
+def cmd_cluster_to_mistake(args) -> int:
+    from .deliver.cluster_to_mistake import cluster_to_mistake
+
+    edit = {"id": args.id, "target": args.target, "old": args.old, "new": args.new, "message": args.message}
+    return cluster_to_mistake(
+        Path(args.out),
+        assignments.get(args.assignment),
+        args.group,
+        edit,
+        args.append,
+        GradingConfig.from_arguments(args),
+    )
+
+
 def cmd_bench(args) -> int:
     from .bench import bench, print_figures
 
@@ -236,7 +250,7 @@ def main(argv=None) -> int:
     grade_all = commands.add_parser(
         "grade-all",
         help="grade a class (a folder or zip, as an LMS exports it), in parallel, with a report and a feedback file per student",
-        description="Grade every submission of a class: a folder or a zip as Canvas, Moodle, Blackboard, Gradescope or GitHub Classroom export it, or a folder per student. Writes DIR/summary.csv, a class report, DIR/students/<student>/ (results.json, feedback.html, feedback.md) and the grade file the LMS imports (DIR/<lms>_grades.csv; for Moodle also moodle_feedback.zip). A rerun grades again only what changed: a submission, or anything that decides a grade; Ctrl-C stops, and a rerun resumes.",
+        description="Grade every submission of a class: a folder or a zip as Canvas, Moodle, Blackboard, Gradescope or GitHub Classroom export it, or a folder per student. Writes DIR/summary.csv, a class report (report.txt, report.png), DIR/students/<student>/ (results.json, feedback.html, feedback.md), the grade file the LMS imports (DIR/<lms>_grades.csv; for Moodle also moodle_feedback.zip), and the class as a whole: the groups of students whose code fails an exercise the same way (clusters.json; notes for a group come from solutions/<a>/cluster_notes.toml), the most alike pairs of submissions (similarity.csv: a flag, never a verdict) and a dashboard of it all (report.html). A rerun grades again only what changed: a submission, or anything that decides a grade; Ctrl-C stops, and a rerun resumes.",
     )
     grade_all.add_argument("submissions", help="a folder or a .zip of submissions")
     _assignment_arg(grade_all)
@@ -259,6 +273,29 @@ def main(argv=None) -> int:
     )
     GradingConfig.add_arguments(grade_all)
     grade_all.set_defaults(run=cmd_grade_all)
+
+    to_mistake = commands.add_parser(
+        "cluster-to-mistake",
+        help="turn a group of clusters.json into a known mistake: check that an edit of the reference does what the group does, then print or append the entry",
+        description="Turn a group of students (an id of grade-all's clusters.json) into an entry of mistakes.py: "
+        "the edit of the reference (--old becomes --new in --target's code) is graded like a submission, and the "
+        "entry is printed (or, with --append, added to mistakes.py) only when it fails the group's exercise exactly as the group does.",
+    )
+    to_mistake.add_argument("group", help="the group's id, from clusters.json or report.html")
+    to_mistake.add_argument("--out", required=True, help="the --out folder of the grade-all that found the group")
+    _assignment_arg(to_mistake, required=True)
+    to_mistake.add_argument("--id", required=True, help="the new mistake's id (lower case, underscores)")
+    to_mistake.add_argument("--old", required=True, help="text of the reference that the mistake replaces (once in it)")
+    to_mistake.add_argument("--new", required=True, help="what the mistake puts in its place")
+    to_mistake.add_argument(
+        "--message", required=True, help="what a student reads: what is wrong and how to look for it"
+    )
+    to_mistake.add_argument(
+        "--target", help="the graded name whose code holds the mistake (default: the group's exercise)"
+    )
+    to_mistake.add_argument("--append", action="store_true", help="add the entry to solutions/<a>/mistakes.py")
+    GradingConfig.add_arguments(to_mistake)
+    to_mistake.set_defaults(run=cmd_cluster_to_mistake)
 
     bench = commands.add_parser(
         "bench",

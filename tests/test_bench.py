@@ -23,7 +23,9 @@ def test_bench_prints_its_figures(capsys):
         "times faster",
         "peak MiB",
         "scaling",
+        "what the class view adds",
     ):
         assert words in out
     assert set(figures["own_work"]) == set(autograder.assignment.get("mha").graded)
     assert figures["small"].peak_mib > 0 and figures["nbgrader"].peak_mib > 0 and figures["baseline"].cpu > 0
+    assert figures["insight"]["size"] == 5 and figures["insight"]["wall"] > 0 and figures["insight"]["cpu"] > 0

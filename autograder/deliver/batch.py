@@ -45,6 +45,7 @@ from ..public import trees
 from ..results.files import gradescope_json, not_graded_json, write_atomically
 from ..results.scoring import points_text
 from ..results.text import clean, clean_name
+from .clusters import NOTES_FILE
 from .intake import Intake, Submission, read_intake
 
 STOP_AFTER = 3  # host failures in a row, from the start, that end a run
@@ -58,7 +59,11 @@ def grading_digest(assignment: Assignment, config: GradingConfig) -> str:
     kit = KIT_ROOT / "autograder"
     files = [p for folder in ("public", "grade", "sandbox") for p in sorted((kit / folder).rglob("*.py"))]
     files += [kit / "results" / "scoring.py", kit / "config.py"]
-    files += sorted(p for p in assignment.folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    files += sorted(
+        p
+        for p in assignment.folder.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.name != NOTES_FILE  # notes decide feedback only
+    )
     for path in files:
         digest.update(
             path.relative_to(KIT_ROOT).as_posix().encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest()
@@ -224,11 +229,14 @@ def _grade_all(
                 for s in todo:
                     status.setdefault(s.key, ("error", stopped.splitlines()[0][:300]))
         rows = write_summary(intake, assignment, out, status, unchanged)
+        from .insight import write_insight
         from .lms_grades import write_lms_grades
         from .report import write_report
 
+        # the notes of the instructor reach the feedback files before the LMS's feedback zip packs them
+        insight = write_insight(assignment, out, intake, status, show_hidden=show_hidden, jobs=jobs)
         lms = write_lms_grades(intake, assignment, out, rows, lms_column_id)
-        text = write_report(assignment, out, intake, status)
+        text = write_report(assignment, out, intake, status, insight)
     finally:  # a student's tree of any depth in the unpacked export: removed without recursion
         trees.remove_tree(scratch)
     print(text, end="")
@@ -242,7 +250,8 @@ def _grade_all(
     for key, (what, reason) in list(problems.items())[:20]:
         print(f"  {key}: {what}: {reason}", file=sys.stderr)
     print(
-        f"wrote {out / 'summary.csv'}, {out / 'report.txt'}, {out / 'report.png'} and {out}/students/<student>/ (results.json, feedback.html, feedback.md)"
+        f"wrote {out / 'summary.csv'}, {out / 'report.txt'}, {out / 'report.png'}, {out / 'report.html'}, "
+        f"{out / 'clusters.json'}, {out / 'similarity.csv'} and {out}/students/<student>/ (results.json, feedback.html, feedback.md)"
     )
     if lms:
         print(f"for {intake.source}: {', '.join(str(path) for path in lms.paths)}")

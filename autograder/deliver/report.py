@@ -36,7 +36,8 @@ def class_figures(assignment: Assignment, results: dict[str, dict]) -> dict:
     return {"totals": totals, "full_marks": full, "mistakes": mistakes, "max_score": max_score, "students": len(graded)}
 
 
-def report_text(assignment: Assignment, figures: dict, status: dict, skipped: list) -> str:
+def report_text(assignment: Assignment, figures: dict, status: dict, skipped: list, insight=()) -> str:
+    """The report's text; insight: the lines about the class's groups and alike pairs (deliver/insight.py)."""
     n = figures["students"]
     lines = []
     if n == 0:
@@ -58,6 +59,7 @@ def report_text(assignment: Assignment, figures: dict, status: dict, skipped: li
             lines += [
                 f"  {count:>4}  {one_line(mistake, 300)}" for mistake, count in figures["mistakes"].most_common(10)
             ]
+    lines += insight
     problems = [(key, what, reason) for key, (what, reason) in status.items() if what != "graded"]
     if problems:
         lines += ["", f"not graded ({len(problems)}):"]
@@ -99,12 +101,12 @@ def report_figure(assignment: Assignment, figures: dict, path: Path) -> None:
     figure.savefig(path, dpi=110)
 
 
-def write_report(assignment: Assignment, out: Path, intake, status: dict) -> str:
+def write_report(assignment: Assignment, out: Path, intake, status: dict, insight=()) -> str:
     """report.txt and report.png from every student's results.json; the text."""
     from .batch import load_results
 
     figures = class_figures(assignment, load_results(intake, out))
-    text = report_text(assignment, figures, status, intake.skipped)
+    text = report_text(assignment, figures, status, intake.skipped, insight)
     write_atomically(out / "report.txt", text)
     report_figure(assignment, figures, out / "report.png")
     return text

@@ -35,6 +35,7 @@ from ..results.scoring import summarize
 from ..results.text import clean
 from ..sandbox.host.copy import copy_submission
 from ..sandbox.host.session import Call, Session, StudentError
+from .behaviour import case_behaviour
 from .judge import Mismatch
 from .mistakes import prepare
 from .plan import Check, collect
@@ -323,6 +324,7 @@ class Grader:
                 result.process_failure = not result.passed and _process_level(result.message)
                 if result.process_failure:
                     result.evidence = None  # a dead or hung process is no known mistake's doing
+                result.behaviour = case_behaviour(result, self.reference)
             results += mine
             results += self._visible_results(name, view)
         return results, self._diagnose_all(results, entry)

@@ -76,7 +76,12 @@ def gradescope_json(
                 "output_format": "text",
                 "visibility": hidden_visibility,
                 "tags": [check.name],
-                "extra_data": {"kind": "hidden", "cases": [check.passed, check.total], "mistakes": check.mistakes},
+                "extra_data": {
+                    "kind": "hidden",
+                    "cases": [check.passed, check.total],
+                    "mistakes": check.mistakes,
+                    "behaviour": check.behaviour,
+                },
             }
         )
     internal = [f"{c.name}: {c.title}: {clean(c.message, 500)}" for c in report.internal_errors()]

@@ -72,6 +72,7 @@ class Results:
     internal_errors: list[str] = field(default_factory=list)
     hidden_cases: dict[str, int] = field(default_factory=dict)  # exercise -> hidden cases
     hidden_titles: dict[str, list[str]] = field(default_factory=dict)  # exercise -> what they check
+    cluster_notes: dict[str, str] = field(default_factory=dict)  # exercise -> the instructor's note for its group
     output: str = ""  # the top-level output
 
 
@@ -245,5 +246,9 @@ def read_results(results) -> Results:
         internal_errors=_capped(_list(extra.get("internal_errors")), "errors"),
         hidden_cases=hidden_cases,
         hidden_titles=hidden_titles,
+        cluster_notes={
+            line(name): clean(note, MESSAGE_LIMIT)
+            for name, note in list(_dict(extra.get("cluster_notes")).items())[:LIST_LIMIT]
+        },
         output=clean(results.get("output"), MESSAGE_LIMIT),
     )

@@ -10,6 +10,7 @@ fractions, so the checks of a name add up to its points exactly (2/3 + 1/3 is 1,
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import defaultdict
 from fractions import Fraction
@@ -78,7 +79,16 @@ def _summary(name: str, kind: str, cases: list[CheckResult], share: Fraction, ga
         gate=cases[0].gate,
         internal_error=any(c.internal_error for c in cases),
         process_failure=any(c.process_failure for c in failures),
+        behaviour=_behaviour(failures),
     )
+
+
+def _behaviour(failures: list[CheckResult]) -> str:
+    """The failing cases' behaviours as one digest (each case by its id); "" when any is unknown."""
+    if not failures or not all(c.behaviour for c in failures):
+        return ""
+    cases = "\n".join(f"{c.case}={c.behaviour}" for c in failures)
+    return hashlib.sha256(cases.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
 def _cases(n: int) -> str:

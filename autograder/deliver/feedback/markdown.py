@@ -14,6 +14,7 @@ from .model import (
     KIT_FAILED,
     NOT_GRADED,
     NOT_STARTED_LINE,
+    NOTE_HEAD,
     SAME_FAILURE,
     STATE_MARKS,
     STATE_WORDS,
@@ -119,6 +120,8 @@ def _exercise_failures(fb: Feedback, exercise: Exercise) -> list[str]:
     out = [f"### {md_name(exercise.name)}: {_points_of(exercise)} points", ""]
     if exercise.did_not_run:
         out += [md_text(DID_NOT_RUN), ""]
+    if exercise.note:
+        out += [f"> **{NOTE_HEAD}:** {md_text(exercise.note)}", ""]
     said: set[str] = set()
     for check in exercise.failed:
         head = f"**{check_cost(check)}** · {md_text(check.title)}"

@@ -43,6 +43,7 @@ KIT_FAILED = (
     "and the points of these checks may be wrong: please tell your instructor, and quote these lines."
 )
 NOT_STARTED_LINE = f"not started: {NOT_STARTED_WHY}"
+NOTE_HEAD = "A note from your instructor"
 DID_NOT_RUN = "Its cell did not run (see “Code that did not run” above): fix that first."
 
 
@@ -103,6 +104,7 @@ class Exercise:
     did_not_run: bool = False  # a loading note says the cell that defines it raised
     hidden_cases: int | None = None
     hidden_titles: list[str] = field(default_factory=list)
+    note: str = ""  # the instructor's note for the group of students whose code fails it this way
 
     @property
     def state(self) -> str:
@@ -230,6 +232,8 @@ def _exercises(results: Results) -> list[Exercise]:
         exercise(name).hidden_titles = titles
     for name, cases in results.hidden_cases.items():
         exercise(name).hidden_cases = cases
+    for name, note in results.cluster_notes.items():
+        exercise(name).note = note
     for note in results.notes:
         defined = note_defines(note)
         if defined in exercises:

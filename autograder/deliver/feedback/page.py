@@ -20,6 +20,7 @@ from .model import (
     NOT_GRADED,
     NOT_STARTED,
     NOT_STARTED_WHY,
+    NOTE_HEAD,
     SAME_FAILURE,
     STATE_MARKS,
     STATE_WORDS,
@@ -211,6 +212,11 @@ def _exercise_failures(fb: Feedback, exercise: Exercise) -> list[str]:
     ]
     if exercise.did_not_run:
         out.append(f'<p class="zero">{_h(DID_NOT_RUN)}</p>')
+    if exercise.note:
+        out.append(
+            f'<div class="callout instructor-note"><p><strong>{_h(NOTE_HEAD)}</strong></p>'
+            f'<p class="note-text">{_h(exercise.note)}</p></div>'
+        )
     said: set[str] = set()
     for check in exercise.failed:
         kind = "notebook" if check.visible else "hidden"

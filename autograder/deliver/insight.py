@@ -1,0 +1,88 @@
+"""What grade-all writes about the class as a whole once every student is graded, in this order:
+
+1. the instructor's notes (solutions/<a>/cluster_notes.toml) into the results and
+   feedback of the students whose groups they are written for (deliver/clusters.py);
+2. DIR/clusters.json: the groups of students whose code fails an exercise the same way;
+3. DIR/similarity.csv: the most alike pairs of submissions (deliver/similarity.py);
+4. DIR/report.html: the dashboard (deliver/dashboard.py).
+
+It returns the lines the class report (report.txt) adds about them.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..assignment import Assignment
+from ..errors import KitError
+from ..results.files import write_atomically
+from ..results.text import clean
+from .clusters import apply_notes, clusters, notes_path, read_notes, write_clusters
+from .dashboard import render_dashboard
+from .similarity import available as similarity_available
+from .similarity import similar_pairs, write_similarity
+from .sources import StudentCode, student_code
+
+REPORTED = 8  # groups and pairs named in report.txt
+
+
+def write_insight(
+    assignment: Assignment, out: Path, intake, status: dict, *, show_hidden: bool = False, jobs: int = 1
+) -> list[str]:
+    """Notes, clusters.json, similarity.csv and report.html for a graded class; report.txt's lines about them."""
+    from .batch import load_results
+    from .report import class_figures
+
+    results = load_results(intake, out)
+    lines: list[str] = []
+    try:
+        notes = read_notes(assignment)
+        changed = apply_notes(intake.submissions, results, notes, out, show_hidden)
+        if changed:
+            lines.append(f"notes from {notes_path(assignment).name}: the feedback of {changed} students changed")
+    except KitError as error:  # a malformed notes file: every feedback keeps the notes it had
+        notes = {}
+        message = clean(error, 1000)
+        print(f"error: notes not applied: {message}", file=sys.stderr)
+        lines.append(f"notes not applied: {message}")
+    paths = {s.key: s.path for s in intake.submissions}
+    names = {s.key: s.name for s in intake.submissions}
+    graded = {key: r for key, r in results.items() if (r.get("extra_data") or {}).get("status") == "graded"}
+    codes: dict[str, StudentCode] = {}  # read once per student, however many groups they are in
+
+    def code_of(key: str) -> StudentCode:
+        if key not in codes:
+            codes[key] = student_code(paths[key], assignment)
+        return codes[key]
+
+    found = clusters(assignment, graded, code_of, notes)
+    write_clusters(out / "clusters.json", found)
+    if similarity_available():
+        pairs = similar_pairs(paths, assignment, jobs)
+        write_similarity(out / "similarity.csv", pairs, names)
+    else:
+        pairs = []
+        (out / "similarity.csv").unlink(missing_ok=True)  # an earlier run's would say what this one did not look at
+        lines.append("similarity.csv not written: copydetect is missing (pip install 'autograder[instructor]')")
+    page = render_dashboard(assignment, class_figures(assignment, results), found, pairs, status, intake.skipped, names)
+    write_atomically(out / "report.html", page)
+    return lines + summary_lines(found, pairs)
+
+
+def summary_lines(found: list[dict], pairs: list) -> list[str]:
+    """The largest groups and the most alike pairs, for report.txt."""
+    groups = [c for c in found if c["size"] > 1]
+    lines = [
+        "",
+        f"groups of the same wrong behaviour (clusters.json, report.html): {len(groups)} of two or more students, "
+        f"{sum(1 for c in groups if not c['named'] and not c['unfinished'])} of them no known mistake and not the stub",
+    ]
+    for cluster in sorted(groups, key=lambda c: (c["unfinished"], -c["size"], c["id"]))[:REPORTED]:
+        what = cluster["named"] or ("still the stub" if cluster["unfinished"] else "no known mistake")
+        noted = ", note written" if cluster["note"] else ""
+        lines.append(f"  {cluster['size']:>4}  {cluster['exercise']:<28} {cluster['id']}  {what}{noted}")
+    if pairs:
+        lines += ["", "most alike submissions (similarity.csv; a flag to look at, never a verdict):"]
+        lines += [f"  {100 * p.similarity:5.1f}%  {p.a}  {p.b}" for p in pairs[:REPORTED]]
+    return lines
