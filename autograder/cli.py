@@ -101,6 +101,7 @@ def cmd_grade_all(args) -> int:
         progress=not args.quiet,
         force=args.force,
         show_hidden=args.show_hidden,
+        manual_points=Path(args.manual_points) if args.manual_points else None,
     )
 
 
@@ -124,6 +125,7 @@ def cmd_gradebook(args) -> int:
 
 
 def cmd_gradescope(args) -> int:
+    from .deliver.answers import gradescope_note
     from .deliver.gradescope import write_bundle
 
     config = GradingConfig.from_arguments(args)
@@ -131,6 +133,7 @@ def cmd_gradescope(args) -> int:
     print(
         f"wrote {path}: upload it as the assignment's autograder on Gradescope (setup.sh and run_autograder at its root)"
     )
+    print(gradescope_note(assignments.get(args.assignment)), end="")
     return 0
 
 
@@ -209,6 +212,12 @@ def main(argv=None) -> int:
         "--show-hidden", action="store_true", help="put the hidden checks' details in the students' feedback files"
     )
     grade_all.add_argument("--quiet", action="store_true", help="no progress bar")
+    grade_all.add_argument(
+        "--manual-points",
+        metavar="FILE",
+        help="a CSV of the points a person gave the written answers (a filled copy of DIR/manual_points_template.csv): "
+        "summary.csv then counts them in its total",
+    )
     GradingConfig.add_arguments(grade_all)
     grade_all.set_defaults(run=cmd_grade_all)
 

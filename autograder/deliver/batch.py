@@ -44,6 +44,7 @@ from ..errors import KitError
 from ..results.files import gradescope_json, not_graded_json, write_atomically
 from ..results.scoring import points_text
 from ..results.text import clean, clean_name
+from . import answers
 from .intake import Intake, Submission, read_intake
 
 STOP_AFTER = 3  # host failures in a row, from the start, that end a run
@@ -182,6 +183,7 @@ def grade_all(
     progress: bool = True,
     force: bool = False,
     show_hidden: bool = False,
+    manual_points: Path | None = None,
 ) -> int:
     """Grade a class into out/; print the report; return the command's exit status."""
     out = Path(out)
@@ -191,6 +193,7 @@ def grade_all(
         if not intake.submissions:
             raise KitError(f"{clean_name(folder)} holds no submission" + _skipped_text(intake))
         assignment = assignments.get(assignment_name) if assignment_name else _infer(intake)
+        written = answers.written_of(assignment, intake, manual_points)  # a bad points file stops here, before grading
         digest = grading_digest(assignment, config)
         fingers = {s.key: fingerprint(s.path) for s in intake.submissions}
         todo = [s for s in intake.submissions if force or not is_done(s, out, digest, fingers[s.key])]
@@ -203,7 +206,8 @@ def grade_all(
                 stopped = clean(error, 2000)
                 for s in todo:
                     status.setdefault(s.key, ("error", stopped.splitlines()[0][:300]))
-        write_summary(intake, assignment, out, status)
+        hand = answers.write_answers(assignment, intake, out, written)
+        write_summary(intake, assignment, out, status, written)
         from .report import write_report
 
         text = write_report(assignment, out, intake, status)
@@ -220,6 +224,10 @@ def grade_all(
     print(
         f"wrote {out / 'summary.csv'}, {out / 'report.txt'}, {out / 'report.png'} and {out}/students/<student>/ (results.json, feedback.html, feedback.md)"
     )
+    if hand:
+        print(
+            f"wrote {' and '.join(map(str, hand))}: the written answers, {points_text(written.top)} points, are graded by hand"
+        )
     return 3 if problems else 0
 
 
@@ -355,8 +363,14 @@ def load_results(intake: Intake, out: Path) -> dict[str, dict]:
     return results
 
 
-def write_summary(intake: Intake, assignment: Assignment, out: Path, status: dict) -> Path:
-    """summary.csv: one row per student, in the intake's order, whatever happened to them."""
+def write_summary(
+    intake: Intake, assignment: Assignment, out: Path, status: dict, written: answers.Written | None = None
+) -> Path:
+    """summary.csv: one row per student, in the intake's order, whatever happened to them.
+
+    Its last columns are the written answers' (deliver/answers.py) and ``total``, the number an LMS reads.
+    """
+    written = written if written is not None else answers.Written(answers.questions(assignment))
     results = load_results(intake, out)
     buffer = io.StringIO()
     writer = csv.writer(buffer)
@@ -365,19 +379,27 @@ def write_summary(intake: Intake, assignment: Assignment, out: Path, status: dic
         head
         + list(assignment.graded)
         + ["file", "isolation", "mistakes", "internal_errors", "earlier", "source", "group"]
+        + written.head()
     )
     for submission in intake.submissions:
         for name, student_id, email in submission.members or [
             (submission.name, submission.student_id, submission.email)
         ]:
-            writer.writerow(_row(submission, name, student_id, email, results, status, assignment))
+            writer.writerow(_row(submission, name, student_id, email, results, status, assignment, written))
     path = out / "summary.csv"
     write_atomically(path, buffer.getvalue())
     return path
 
 
 def _row(
-    submission: Submission, name: str, student_id: str, email: str, results: dict, status: dict, assignment: Assignment
+    submission: Submission,
+    name: str,
+    student_id: str,
+    email: str,
+    results: dict,
+    status: dict,
+    assignment: Assignment,
+    written: answers.Written,
 ) -> list[str]:
     """One student's row: a group's members each get one, with the group's results."""
     result = results.get(submission.key, {})
@@ -400,6 +422,7 @@ def _row(
         len(extra.get("internal_errors", [])) if "internal_errors" in extra else "", " ".join(clean_name(p.name) for p in submission.earlier), submission.source,
         submission.name if submission.members else "",
     ]  # fmt: skip
+    row += written.row(submission.key, result.get("score") if what != "error" else None)
     return [_csv_safe(value) for value in row]
 
 

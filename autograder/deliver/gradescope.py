@@ -12,6 +12,7 @@ the kit. run_autograder makes the kit and the results folder unreadable to other
 before every grading. Gradescope shows students no total while any test is hidden:
 by default the hidden checks' details and the points appear after the due date;
 ``--show-score`` shows the points at once and keeps the hidden checks' details back.
+Written answers are graded by hand: written_answers.txt, at the zip's root, lists them.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pathlib import Path
 from .. import KIT_ROOT
 from ..assignment import Assignment
 from ..config import GradingConfig
+from .answers import gradescope_note
 
 SETUP = """#!/usr/bin/env bash
 # Gradescope runs this once, when it builds the autograder's image (Ubuntu 22.04: Python 3.10).
@@ -99,6 +101,8 @@ def bundle_files(
             assignment.release_dir / assignment.notebook_name
         ).read_bytes(),
     }
+    if assignment.written:  # graded by hand: the bundle says so, and what to add to Gradescope's outline
+        files["written_answers.txt"] = gradescope_note(assignment).encode()
     for path in sorted((KIT_ROOT / "autograder").rglob("*")):
         if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
             files[f"kit/{path.relative_to(KIT_ROOT).as_posix()}"] = path.read_bytes()
