@@ -7,22 +7,6 @@ Rows are tokens: x has shape (n, d), one row of d numbers per token.
 import numpy as np
 
 
-def positional_encoding(seq_len, d_model):
-    """The sinusoidal position table of the Transformer paper.
-
-    For position pos = 0, 1, ..., seq_len - 1 (row 0 is position 0: its sines are 0,
-    its cosines 1) and i = 0, 1, ..., d_model/2 - 1:
-        pe[pos, 2i]   = sin(pos / 10000^(2i / d_model))
-        pe[pos, 2i+1] = cos(pos / 10000^(2i / d_model))
-    Both features of a pair share the exponent 2i / d_model.
-
-    Shapes:
-        returns (seq_len, d_model); d_model is even.
-    """
-    # YOUR CODE HERE
-    raise NotImplementedError('Exercise 1 (positional_encoding): replace the `raise NotImplementedError` line in the exercise cell with your code.')
-
-
 def softmax(x, axis=-1):
     """Turn scores into weights that are positive and sum to 1 along ``axis``.
 
@@ -38,7 +22,7 @@ def softmax(x, axis=-1):
         An array of x's shape.
     """
     # YOUR CODE HERE
-    raise NotImplementedError('Exercise 2 (softmax): replace the `raise NotImplementedError` line in the exercise cell with your code.')
+    raise NotImplementedError('Exercise 1 (softmax): replace the `raise NotImplementedError` line in the exercise cell with your code.')
 
 
 def basic_self_attention(x):
@@ -52,7 +36,7 @@ def basic_self_attention(x):
         x: (n, d) -> returns y: (n, d)
     """
     # YOUR CODE HERE
-    raise NotImplementedError('Exercise 3 (basic_self_attention): replace the `raise NotImplementedError` line in the exercise cell with your code.')
+    raise NotImplementedError('Exercise 2 (basic_self_attention): replace the `raise NotImplementedError` line in the exercise cell with your code.')
 
 
 def qkv_attention(x, W_q, W_k, W_v, scale=True):
@@ -68,7 +52,7 @@ def qkv_attention(x, W_q, W_k, W_v, scale=True):
         returns (n, d_v)
     """
     # YOUR CODE HERE
-    raise NotImplementedError('Exercise 4 (qkv_attention): replace the `raise NotImplementedError` line in the exercise cell with your code.')
+    raise NotImplementedError('Exercise 3 (qkv_attention): replace the `raise NotImplementedError` line in the exercise cell with your code.')
 
 
 def multi_head_attention(x, W_q, W_k, W_v, W_o, n_heads):
@@ -84,4 +68,20 @@ def multi_head_attention(x, W_q, W_k, W_v, W_o, n_heads):
         returns (n, d_model)
     """
     # YOUR CODE HERE
-    raise NotImplementedError('Exercise 5 (multi_head_attention): replace the `raise NotImplementedError` line in the exercise cell with your code.')
+    raise NotImplementedError('Exercise 4 (multi_head_attention): replace the `raise NotImplementedError` line in the exercise cell with your code.')
+
+
+def positional_encoding(seq_len, d_model):
+    """The sinusoidal position table of the Transformer paper.
+
+    For position pos = 0, 1, ..., seq_len - 1 (row 0 is position 0: its sines are 0,
+    its cosines 1) and i = 0, 1, ..., d_model/2 - 1:
+        pe[pos, 2i]   = sin(pos / 10000^(2i / d_model))
+        pe[pos, 2i+1] = cos(pos / 10000^(2i / d_model))
+    Both features of a pair share the exponent 2i / d_model.
+
+    Shapes:
+        returns (seq_len, d_model); d_model is even.
+    """
+    # YOUR CODE HERE
+    raise NotImplementedError('Exercise 5 (positional_encoding): replace the `raise NotImplementedError` line in the exercise cell with your code.')

@@ -120,39 +120,12 @@ class PositionalEncoding(nn.Module):
         raise NotImplementedError('Exercise 5 (PositionalEncoding): replace the `raise NotImplementedError` line in the exercise cell with your code.')
 
 
-def split_heads(x, n_heads):
-    """Cut every token vector into n_heads slices, one per head.
-
-    Head h gets features h*d_key up to (h+1)*d_key - 1 (the slice [h*d_key:(h+1)*d_key]),
-    with d_key = d_model // n_heads.
-    Reshape to (batch, seq, n_heads, d_key), then swap the seq and n_heads axes so
-    that each head holds a whole sequence.
-
-    Shapes:
-        x: (batch, seq, d_model) -> (batch, n_heads, seq, d_key)
-    """
-    # YOUR CODE HERE
-    raise NotImplementedError('Exercise 6 (split_heads): replace the `raise NotImplementedError` line in the exercise cell with your code.')
-
-
-def combine_heads(x):
-    """Join the heads again: the inverse of ``split_heads``.
-
-    Swap the n_heads and seq axes back, then merge the last two axes.
-
-    Shapes:
-        x: (batch, n_heads, seq, d_key) -> (batch, seq, n_heads * d_key)
-    """
-    # YOUR CODE HERE
-    raise NotImplementedError('Exercise 7 (combine_heads): replace the `raise NotImplementedError` line in the exercise cell with your code.')
-
-
 def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
     """Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V.
 
     1. scores = Q K^T / sqrt(d_k): how well each query matches each key. d_k is the
-       width of the queries (their last axis); K^T swaps the last two axes of the key
-       (key.transpose(-2, -1); key.T would reverse all of them).
+       width of the queries (their last axis); K^T swaps the last two axes of the key:
+       key.transpose(-2, -1), or key.mT (key.T would reverse every axis of a 4-D key).
     2. Where ``mask`` is 0 (or False) the key is blocked: its score becomes -inf,
        so it gets no weight.
     3. attn_probs = softmax(scores) over the keys (the last axis).
@@ -170,7 +143,34 @@ def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
         attn_probs: (..., q_len, k_len), before dropout; each row sums to 1.
     """
     # YOUR CODE HERE
-    raise NotImplementedError('Exercise 8 (scaled_dot_product_attention): replace the `raise NotImplementedError` line in the exercise cell with your code.')
+    raise NotImplementedError('Exercise 6 (scaled_dot_product_attention): replace the `raise NotImplementedError` line in the exercise cell with your code.')
+
+
+def split_heads(x, n_heads):
+    """Cut every token vector into n_heads slices, one per head.
+
+    Head h gets features h*d_key up to (h+1)*d_key - 1 (the slice [h*d_key:(h+1)*d_key]),
+    with d_key = d_model // n_heads.
+    Reshape to (batch, seq, n_heads, d_key), then swap the seq and n_heads axes so
+    that each head holds a whole sequence.
+
+    Shapes:
+        x: (batch, seq, d_model) -> (batch, n_heads, seq, d_key)
+    """
+    # YOUR CODE HERE
+    raise NotImplementedError('Exercise 7 (split_heads): replace the `raise NotImplementedError` line in the exercise cell with your code.')
+
+
+def combine_heads(x):
+    """Join the heads again: the inverse of ``split_heads``.
+
+    Swap the n_heads and seq axes back, then merge the last two axes.
+
+    Shapes:
+        x: (batch, n_heads, seq, d_key) -> (batch, seq, n_heads * d_key)
+    """
+    # YOUR CODE HERE
+    raise NotImplementedError('Exercise 8 (combine_heads): replace the `raise NotImplementedError` line in the exercise cell with your code.')
 
 
 def make_padding_mask(token_ids, pad_id=0):

@@ -5,7 +5,7 @@ An assignment is one folder, written by the instructor; nothing else in the kit 
     reference.py   the reference: each exercise's code between ### BEGIN SOLUTION and
                    ### END SOLUTION; the docstrings are the students' spec
     lesson.md      the notebook's text and demos (autograder/author/lesson.py)
-    points.toml    points per exercise
+    points.toml    points per exercise, and per written answer ([written])
     probes.py      how each exercise is called (public: ships to students)
     visible.py     the visible checks' inputs (their expected outputs ship)
     mistakes.py    known mistakes, as edits of the reference (never ships)
@@ -36,6 +36,7 @@ else:  # Python 3.10
     import tomli as tomllib
 
 BEGIN_SOLUTION = "### BEGIN SOLUTION"
+WRITTEN = "written"  # points.toml's table of written answers, graded by hand
 SOLUTIONS = KIT_ROOT / "solutions"
 FILES = ("reference.py", "lesson.md", "points.toml", "probes.py", "visible.py", "mistakes.py", "graders")
 
@@ -134,13 +135,19 @@ class Assignment:
         return self.name
 
     @cached_property
+    def _points_file(self) -> dict:
+        """points.toml as read: a number per graded name, and the [written] table."""
+        path = self.points_path
+        try:
+            return tomllib.loads(path.read_text())
+        except (OSError, tomllib.TOMLDecodeError) as error:
+            raise KitError(f"{path}: {error}") from None
+
+    @cached_property
     def points(self) -> dict[str, float]:
         """Points per graded name, from the table an instructor edits (points.toml)."""
         path = self.points_path
-        try:
-            table = tomllib.loads(path.read_text())
-        except (OSError, tomllib.TOMLDecodeError) as error:
-            raise KitError(f"{path}: {error}") from None
+        table = {name: value for name, value in self._points_file.items() if name != WRITTEN}
         unknown = sorted(set(table) - set(self.graded))
         missing = [name for name in self.graded if name not in table]
         if unknown or missing:
@@ -149,14 +156,38 @@ class Assignment:
                 f"unknown: {unknown or 'none'}, missing: {missing or 'none'}"
             )
         for name, value in table.items():
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-                raise KitError(f"{path}: points for {name} must be a number >= 0, got {value!r}")
+            _check_points(path, name, value)
         return {name: float(table[name]) for name in self.graded}
+
+    @cached_property
+    def written(self) -> dict[str, float]:
+        """Points per written answer (points.toml's [written] table), in the table's order: graded by hand.
+
+        Each is a Markdown answer cell of the notebook (the lesson's ```{answer} ID fence),
+        which nbgrader's formgrader and grade-all's answers page leave to a person.
+        """
+        path = self.points_path
+        table = self._points_file.get(WRITTEN, {})
+        if not isinstance(table, dict):
+            raise KitError(f"{path}: [{WRITTEN}] must be a table of answer ids and their points")
+        for answer, value in table.items():
+            if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", answer) or answer in self.graded:
+                raise KitError(
+                    f"{path}: written answer id {answer!r} must be letters, digits and '_' (starting with a letter), "
+                    "and not the name of an exercise"
+                )
+            _check_points(path, f"{WRITTEN}.{answer}", value)
+        return {answer: float(value) for answer, value in table.items()}
 
     @cached_property
     def demo_mistake(self) -> str:
         """The known mistake of the demo's sample submission (mistakes.py's DEMO)."""
         return self.module("mistakes").DEMO
+
+
+def _check_points(path: Path, name: str, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise KitError(f"{path}: points for {name} must be a number >= 0, got {value!r}")
 
 
 def discover() -> dict[str, Assignment]:

@@ -123,6 +123,7 @@ def cmd_grade_all(args) -> int:
         force=args.force,
         show_hidden=args.show_hidden,
         lms_column_id=args.lms_column_id,
+        manual_points=Path(args.manual_points) if args.manual_points else None,
     )
 
 
@@ -176,6 +177,7 @@ def cmd_gradebook(args) -> int:
 
 
 def cmd_gradescope(args) -> int:
+    from .deliver.answers import gradescope_note
     from .deliver.gradescope import write_bundle
 
     config = GradingConfig.from_arguments(args)
@@ -183,6 +185,7 @@ def cmd_gradescope(args) -> int:
     print(
         f"wrote {path}: upload it as the assignment's autograder on Gradescope (setup.sh and run_autograder at its root)"
     )
+    print(gradescope_note(assignments.get(args.assignment)), end="")
     return 0
 
 
@@ -270,6 +273,12 @@ def main(argv=None) -> int:
         metavar="N",
         help="the LMS's id of the grade column, for the grade file written beside summary.csv: Canvas's assignment id "
         "(the N of .../assignments/N), Blackboard's Grade Centre column id (after '|' in Work Offline > Download)",
+    )
+    grade_all.add_argument(
+        "--manual-points",
+        metavar="FILE",
+        help="a CSV of the points a person gave the written answers (a filled copy of DIR/manual_points_template.csv): "
+        "summary.csv then counts them in its total",
     )
     GradingConfig.add_arguments(grade_all)
     grade_all.set_defaults(run=cmd_grade_all)

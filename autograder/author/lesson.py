@@ -4,6 +4,10 @@
                            put before what the fence holds)
     ```{exercise} NAME     an exercise cell, empty: its code comes from the reference
     ```{check} NAME        the visible check cell under it, e.g. check(split_heads)
+    ```{answer} ID         a written answer, graded by hand: a Markdown cell "YOUR ANSWER HERE"
+                           under the question (the Markdown cell just above the fence); the
+                           fence holds what a grader looks for, for the TA, never shipped;
+                           its points are points.toml's [written] ID
     ```python              a demo cell
     +++                    splits prose into two Markdown cells
 
@@ -26,9 +30,19 @@ from ..public.notebook import NEEDS
 
 @dataclass(frozen=True)
 class LessonCell:
-    kind: str  # "markdown", "code", "setup", "exercise", "check"
+    kind: str  # "markdown", "code", "setup", "exercise", "check", "answer"
     text: str
-    name: str | None = None  # the graded name, for exercise and check cells
+    name: str | None = None  # the graded name, for exercise and check cells; the answer's id
+
+
+@dataclass(frozen=True)
+class Question:
+    """A written answer: the question above its cell, what a grader looks for, and its points."""
+
+    id: str
+    prompt: str
+    guide: str
+    points: float
 
 
 FENCE = re.compile(r"^```(.*)$")
@@ -75,14 +89,19 @@ def parse_lesson(text: str, path: Path) -> list[LessonCell]:
 def _lesson_fence(info: str, body: str, path: Path) -> LessonCell:
     if info == "python":
         return LessonCell("code", body)
-    match = re.fullmatch(r"\{(setup|exercise|check)\}\s*(\w*)", info)
+    match = re.fullmatch(r"\{(setup|exercise|check|answer)\}\s*(\w*)", info)
     if not match:
         raise KitError(
-            f"{path}: unknown fence ```{info}; use ```python, ```{{setup}}, ```{{exercise}} NAME or ```{{check}} NAME"
+            f"{path}: unknown fence ```{info}; use ```python, ```{{setup}}, ```{{exercise}} NAME, ```{{check}} NAME "
+            "or ```{answer} ID"
         )
     kind, name = match.group(1), match.group(2) or None
     if kind in ("exercise", "check") and name is None:
         raise KitError(f"{path}: ```{{{kind}}} needs the graded name it is for: ```{{{kind}}} NAME")
+    if kind == "answer" and (name is None or not body.strip()):
+        raise KitError(
+            f"{path}: ```{{answer}} needs its id (a key of points.toml's [written]) and, inside, what a grader looks for"
+        )
     if kind == "exercise" and body.strip():
         raise KitError(f"{path}: ```{{exercise}} {name} must be empty: its code comes from the reference")
     return LessonCell(kind, body, name)
@@ -108,6 +127,26 @@ def check_contract(assignment: Assignment, lesson: list[LessonCell]) -> None:
     for name in assignment.graded:
         if order.index(("exercise", name)) > order.index(("check", name)):
             raise KitError(f"{path}: the check of {name} comes before its exercise")
+    answers = [c.name or "" for c in lesson if c.kind == "answer"]
+    if sorted(answers) != sorted(assignment.written):
+        raise KitError(
+            f"{path}: each written answer needs exactly one ```{{answer}} ID fence; "
+            f"has {answers}, points.toml's [written] has {list(assignment.written)}"
+        )
+    for before, cell in zip(lesson, lesson[1:]):
+        if cell.kind == "answer" and before.kind != "markdown":
+            raise KitError(f"{path}: ```{{answer}} {cell.name} must come right after its question, a Markdown cell")
+
+
+def questions(assignment: Assignment) -> list[Question]:
+    """The written answers of an assignment, in the lesson's order, each with its question."""
+    lesson = parse_lesson(assignment.lesson_path.read_text(), assignment.lesson_path)
+    check_contract(assignment, lesson)
+    return [
+        Question(cell.name or "", before.text, cell.text.strip(), assignment.written[cell.name or ""])
+        for before, cell in zip(lesson, lesson[1:])
+        if cell.kind == "answer"
+    ]
 
 
 def with_needs(assignment: Assignment, cells: list[LessonCell]) -> list[LessonCell]:

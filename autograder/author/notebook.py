@@ -4,6 +4,9 @@ Cells, in order: the lesson's prose and demos as written (each demo with its
 ``# needs:`` line), the self-check bundle as the first code cell, the setup cell (the
 reference's imports and constants), then for each exercise its solution cell, its
 visible check cell, and its hidden grade cell, which nbgrader empties in the release.
+A written answer is a Markdown cell that nbgrader grades by hand (a manually graded
+answer: grade and solution, not a task), holding "YOUR ANSWER HERE" in the master
+and the release alike: what a grader looks for stays in the lesson.
 """
 
 from __future__ import annotations
@@ -21,12 +24,15 @@ from .bundle import CELL_METADATA
 BEGIN_HIDDEN = "### BEGIN HIDDEN TESTS"
 END_HIDDEN = "### END HIDDEN TESTS"
 METADATA_KEY = "autograder"  # notebook metadata naming the assignment: {"assignment": name}
+ANSWER_STUB = "YOUR ANSWER HERE"  # nbgrader's text stub (ClearSolutions.text_stub): an answer not written yet
 
 
-def nbgrader_metadata(grade_id: str, *, solution=False, grade=False, locked=False, points=None) -> dict:
+def nbgrader_metadata(grade_id: str, *, solution=False, grade=False, locked=False, points=None, task=None) -> dict:
     meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3, "solution": solution}
     if points is not None:
         meta["points"] = points
+    if task is not None:
+        meta["task"] = task
     return {"nbgrader": meta}
 
 
@@ -59,6 +65,12 @@ def kit_digest(assignment: Assignment) -> str:
             path.relative_to(KIT_ROOT).as_posix().encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest()
         )
     return digest.hexdigest()[:16]
+
+
+def answer_cell(answer_id: str, points: float) -> nbformat.NotebookNode:
+    """A written answer as nbgrader's manually graded answer: a Markdown solution cell with points."""
+    metadata = nbgrader_metadata(answer_id, solution=True, grade=True, points=points, task=False)
+    return nbformat.v4.new_markdown_cell(ANSWER_STUB, id=answer_id, metadata=metadata)
 
 
 def hidden_test_source(assignment: Assignment, name: str) -> str:
@@ -121,6 +133,9 @@ def master_notebook(assignment: Assignment, bundle_cell: str) -> nbformat.Notebo
                     source.rstrip("\n"), id=cell.name, metadata=nbgrader_metadata(cell.name, solution=True)
                 )
             )
+        elif cell.kind == "answer":
+            assert cell.name is not None
+            cells.append(answer_cell(cell.name, assignment.written[cell.name]))
         elif cell.kind == "check":
             assert cell.name is not None
             check_id, tests_id = f"{cell.name}-check", f"{cell.name}-tests"

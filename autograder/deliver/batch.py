@@ -45,6 +45,7 @@ from ..public import trees
 from ..results.files import gradescope_json, not_graded_json, write_atomically
 from ..results.scoring import points_text
 from ..results.text import clean, clean_name
+from . import answers
 from .clusters import NOTES_FILE
 from .intake import Intake, Submission, read_intake
 
@@ -196,17 +197,29 @@ def grade_all(
     force: bool = False,
     show_hidden: bool = False,
     lms_column_id: str = "",
+    manual_points: Path | None = None,
 ) -> int:
     """Grade a class into out/; print the report; return the command's exit status (130 when interrupted)."""
     try:
-        return _grade_all(folder, assignment_name, Path(out), config, jobs, progress, force, show_hidden, lms_column_id)
+        return _grade_all(
+            folder, assignment_name, Path(out), config, jobs, progress, force, show_hidden, lms_column_id, manual_points
+        )
     except KeyboardInterrupt:  # what is graded is kept: a rerun grades only the rest
         print("\ninterrupted: rerun to resume", file=sys.stderr)
         return 130
 
 
 def _grade_all(
-    folder: Path, assignment_name, out: Path, config, jobs, progress, force, show_hidden, lms_column_id: str
+    folder: Path,
+    assignment_name,
+    out: Path,
+    config,
+    jobs,
+    progress,
+    force,
+    show_hidden,
+    lms_column_id: str,
+    manual_points: Path | None,
 ) -> int:
     out.mkdir(parents=True, exist_ok=True)
     scratch = tempfile.mkdtemp(prefix="autograder-intake-")
@@ -215,6 +228,7 @@ def _grade_all(
         if not intake.submissions:
             raise KitError(f"{clean_name(folder)} holds no submission" + _skipped_text(intake))
         assignment = assignments.get(assignment_name) if assignment_name else _infer(intake)
+        written = answers.written_of(assignment, intake, manual_points)  # a bad points file stops here, before grading
         digest = grading_digest(assignment, config)
         fingers = {s.key: fingerprint(s.path) for s in intake.submissions}
         todo = [s for s in intake.submissions if force or not is_done(s, out, digest, fingers[s.key])]
@@ -228,7 +242,8 @@ def _grade_all(
                 stopped = clean(error, 2000)
                 for s in todo:
                     status.setdefault(s.key, ("error", stopped.splitlines()[0][:300]))
-        rows = write_summary(intake, assignment, out, status, unchanged)
+        hand = answers.write_answers(assignment, intake, out, written)
+        rows = write_summary(intake, assignment, out, status, unchanged, written)
         from .insight import write_insight
         from .lms_grades import write_lms_grades
         from .report import write_report
@@ -253,6 +268,10 @@ def _grade_all(
         f"wrote {out / 'summary.csv'}, {out / 'report.txt'}, {out / 'report.png'}, {out / 'report.html'}, "
         f"{out / 'clusters.json'}, {out / 'similarity.csv'} and {out}/students/<student>/ (results.json, feedback.html, feedback.md)"
     )
+    if hand:
+        print(
+            f"wrote {' and '.join(map(str, hand))}: the written answers, {points_text(written.top)} points, are graded by hand"
+        )
     if lms:
         print(f"for {intake.source}: {', '.join(str(path) for path in lms.paths)}")
         for note in lms.notes:
@@ -394,32 +413,49 @@ def load_results(intake: Intake, out: Path) -> dict[str, dict]:
 
 
 def summary_rows(
-    intake: Intake, assignment: Assignment, out: Path, status: dict, unchanged: frozenset[str] | set[str] = frozenset()
+    intake: Intake,
+    assignment: Assignment,
+    out: Path,
+    status: dict,
+    unchanged: frozenset[str] | set[str] = frozenset(),
+    written: answers.Written | None = None,
 ) -> tuple[list[str], list[dict[str, str]]]:
     """summary.csv's columns and rows (one per student, group members each, in the intake's order).
 
-    The LMS grade files (lms_grades.py) are made from these rows: their total is this "score".
+    Its last columns are the written answers' (deliver/answers.py) and ``total``: the
+    automatic score, plus the written answers' points once a person has given them all.
+    The LMS grade files (lms_grades.py) are made from these rows: their grade is ``total``.
     """
+    written = written if written is not None else answers.Written(answers.questions(assignment))
     results = load_results(intake, out)
     head = ["key", "name", "student_id", "email", "late", "submitted_at", "status", "reason", "score", "max_score"]
     head += list(assignment.graded)
     head += ["file", "isolation", "mistakes", "internal_errors", "earlier", "source", "group", "unchanged"]
+    head += written.head()
     rows = []
     for submission in intake.submissions:
+        result = results.get(submission.key, {})
+        kit_failed = status.get(submission.key, ("not graded", ""))[0] == "error"
         for name, student_id, email in submission.members or [
             (submission.name, submission.student_id, submission.email)
         ]:
             row = _row(submission, name, student_id, email, results, status, assignment)
             row.append("yes" if submission.key in unchanged else "")  # graded by an earlier run, nothing changed since
+            row += [_csv_safe(v) for v in written.row(submission.key, None if kit_failed else result.get("score"))]
             rows.append(dict(zip(head, row)))
     return head, rows
 
 
 def write_summary(
-    intake: Intake, assignment: Assignment, out: Path, status: dict, unchanged: frozenset[str] | set[str] = frozenset()
+    intake: Intake,
+    assignment: Assignment,
+    out: Path,
+    status: dict,
+    unchanged: frozenset[str] | set[str] = frozenset(),
+    written: answers.Written | None = None,
 ) -> list[dict[str, str]]:
     """summary.csv: one row per student, in the intake's order, whatever happened to them; the rows."""
-    head, rows = summary_rows(intake, assignment, out, status, unchanged)
+    head, rows = summary_rows(intake, assignment, out, status, unchanged, written)
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(head)
@@ -429,7 +465,13 @@ def write_summary(
 
 
 def _row(
-    submission: Submission, name: str, student_id: str, email: str, results: dict, status: dict, assignment: Assignment
+    submission: Submission,
+    name: str,
+    student_id: str,
+    email: str,
+    results: dict,
+    status: dict,
+    assignment: Assignment,
 ) -> list[str]:
     """One student's row: a group's members each get one, with the group's results."""
     result = results.get(submission.key, {})

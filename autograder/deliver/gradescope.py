@@ -25,6 +25,8 @@ a student who has one is marked late all the same, by the assignment's due date.
 Testing the bundle locally: run_autograder reads AUTOGRADER_ROOT (default /autograder,
 the folder holding source/, submission/, results/ and submission_metadata.json) and
 KIT_PYTHON (default the venv setup.sh made), as the README's Gradescope section shows.
+
+Written answers are graded by hand: written_answers.txt, at the zip's root, lists them.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from pathlib import Path
 from .. import KIT_ROOT
 from ..assignment import Assignment
 from ..config import GradingConfig
+from .answers import gradescope_note
 
 SETUP = """#!/usr/bin/env bash
 # Gradescope runs this once, when it builds the autograder's image (Ubuntu 22.04: Python 3.10).
@@ -117,6 +120,8 @@ def bundle_files(
             assignment.release_dir / assignment.notebook_name
         ).read_bytes(),
     }
+    if assignment.written:  # graded by hand: the bundle says so, and what to add to Gradescope's outline
+        files["written_answers.txt"] = gradescope_note(assignment).encode()
     for path in sorted((KIT_ROOT / "autograder").rglob("*")):
         if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
             files[f"kit/{path.relative_to(KIT_ROOT).as_posix()}"] = path.read_bytes()

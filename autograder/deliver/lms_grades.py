@@ -2,7 +2,8 @@
 
 One writer per LMS, each for the export grade-all read (intake.source), each built from
 that LMS's own documentation or source, named above the writer. Every writer takes the
-rows of summary.csv (batch.summary_rows): the total is the "score" summary.csv gives, so
+rows of summary.csv (batch.summary_rows): the grade is the "total" summary.csv gives (the
+automatic score, plus the written answers' points once a person has given them all), so
 whatever decides summary.csv's total decides these files' too. A student the kit could
 not grade (status "error") has an empty grade, never 0: each LMS below leaves an empty
 grade as it was, and the run's output says who they are.
@@ -63,7 +64,13 @@ class Rows:
         return next(s for s in self.intake.submissions if s.key == row["key"])
 
     def max_score(self) -> str:
-        return next((row["max_score"] for row in self.rows if row["max_score"]), _points(self.assignment))
+        """The most points a student can get: the automatic checks' and the written answers' (graded by hand)."""
+        return _points(self.assignment)
+
+
+def grade(row: dict[str, str]) -> str:
+    """The grade an LMS gets: summary.csv's total (blank until every written answer has its points)."""
+    return row.get("total", row["score"])
 
 
 def write_lms_grades(
@@ -80,6 +87,13 @@ def write_lms_grades(
             f"{len(kit_errors)} not graded by a failure of the kit ({', '.join(kit_errors[:5])}"
             f"{', ...' if len(kit_errors) > 5 else ''}): their grade is left empty, which the LMS leaves as it was"
         )
+    waiting = [row["name"] for row in rows if row["status"] != "error" and row["score"] and not grade(row)]
+    if waiting:
+        written.notes.append(
+            f"{len(waiting)} with written answers that have no points yet ({', '.join(waiting[:5])}"
+            f"{', ...' if len(waiting) > 5 else ''}): their grade is left empty until grade-all is run with "
+            f"--manual-points (written answers are never counted as 0)"
+        )
     return written
 
 
@@ -88,7 +102,8 @@ def _points(assignment: Assignment) -> str:
 
     from ..results.scoring import points_text
 
-    return points_text(sum((Fraction(str(v)) for v in assignment.points.values()), Fraction(0)))
+    points = [*assignment.points.values(), *assignment.written.values()]
+    return points_text(sum((Fraction(str(v)) for v in points), Fraction(0)))
 
 
 def _csv(header: list[str], lines: list[list[str]], quote_all: bool = False) -> str:
@@ -119,7 +134,7 @@ def canvas(rows: Rows) -> Written:
     title = rows.assignment.name + (f" ({rows.column_id})" if rows.column_id else "")
     header = CANVAS_STUDENT_COLUMNS + [title]
     lines = [[CANVAS_POINTS_POSSIBLE, "", "", "", "", rows.max_score()]]
-    lines += [[row["name"], row["student_id"], "", "", "", row["score"]] for row in rows.rows]
+    lines += [[row["name"], row["student_id"], "", "", "", grade(row)] for row in rows.rows]
     path = rows.out / "canvas_grades.csv"
     write_atomically(path, _csv(header, lines))
     notes = []
@@ -173,8 +188,8 @@ def moodle(rows: Rows) -> Written:
                 row["name"],
                 row["email"],
                 "Submitted for grading",
-                row["score"],
-                row["max_score"] or rows.max_score(),
+                grade(row),
+                rows.max_score(),
                 "Yes",
                 _moodle_date(submission.submitted_at),
                 moodle_date(rows.now),
@@ -210,7 +225,11 @@ def _moodle_comment(rows: Rows, row: dict[str, str]) -> str:
     """The feedback comment: points, and the known mistakes named (the kit's own words only, as HTML text)."""
     if row["status"] == "error":
         return ""
-    text = f"{rows.assignment.name}: {row['score'] or '0'} of {row['max_score'] or rows.max_score()} points."
+    if grade(row) or not row["score"]:
+        text = f"{rows.assignment.name}: {grade(row) or '0'} of {rows.max_score()} points."
+    else:  # written answers still to be graded by hand: the automatic checks' points only, said so
+        text = f"{rows.assignment.name}: {row['score']} of {row['max_score']} points from the automatic checks; "
+        text += "the written answers are graded by hand."
     if row.get("mistakes"):
         text += f" Known mistakes: {row['mistakes']}."
     return html.escape(text + " Your feedback page is attached.")
@@ -257,7 +276,7 @@ def blackboard(rows: Rows) -> Written:
     lines = []
     for row in rows.rows:
         first, _, last = row["name"].rpartition(" ")
-        lines.append([last, first, row["student_id"], row["score"]])
+        lines.append([last, first, row["student_id"], grade(row)])
     path = rows.out / "blackboard_grades.csv"
     write_atomically(path, _csv(["Last Name", "First Name", "Username", title], lines, quote_all=True))
     notes = []
@@ -280,8 +299,8 @@ def gradescope(rows: Rows) -> Written:
             row["name"],
             row["student_id"],
             row["email"],
-            row["score"],
-            row["max_score"] or rows.max_score(),
+            grade(row),
+            rows.max_score(),
             row["status"],
         ]
         for row in rows.rows
@@ -294,10 +313,7 @@ def gradescope(rows: Rows) -> Written:
 def classroom(rows: Rows) -> Written:
     """The class's points keyed by GitHub login (the columns of GitHub Classroom's grades download)."""
     header = ["assignment_name", "github_username", "points_awarded", "points_available"]
-    lines = [
-        [rows.assignment.name, row["student_id"], row["score"], row["max_score"] or rows.max_score()]
-        for row in rows.rows
-    ]
+    lines = [[rows.assignment.name, row["student_id"], grade(row), rows.max_score()] for row in rows.rows]
     path = rows.out / "classroom_grades.csv"
     write_atomically(path, _csv(header, lines))
     return Written([path])

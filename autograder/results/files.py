@@ -30,6 +30,9 @@ The visible checks themselves, and what the feedback files need besides, go in
 (the grader failed, not the student) gets a results.json that says so, with
 ``extra_data.status`` "not graded" and no score of its own: never a score of 0 that
 looks like the student's.
+
+Written answers (graded by hand) are never in a score: results.json says how many points
+they hold.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from fractions import Fraction
 from pathlib import Path
 
 from .model import CheckSummary, Report
@@ -85,6 +89,7 @@ def gradescope_json(
             }
         )
     internal = [f"{c.name}: {c.title}: {clean(c.message, 500)}" for c in report.internal_errors()]
+    written = hand_graded(report.assignment)
     return {
         "score": points_json(report.score),
         "execution_time": round(report.seconds, 3),
@@ -123,6 +128,7 @@ def gradescope_json(
             "seconds": round(report.seconds, 3),
             "hidden_summary": report.hidden_summary,
             "internal_errors": internal,
+            "written": {"points": sum(written.values()), "questions": written, "note": hand_graded_text(written)},
             **(extra or {}),
         },
     }
@@ -206,6 +212,20 @@ def _mistakes_of(report: Report, name: str) -> list[str]:
 
 
 # ------------------------------------------------------------------ plain text and job summaries
+def hand_graded(assignment_name: str) -> dict[str, float]:
+    """Points per written answer of an assignment: graded by hand, never part of an automatic score."""
+    from .. import assignment as assignments
+
+    found = assignments.discover().get(assignment_name)
+    return dict(found.written) if found is not None else {}
+
+
+def hand_graded_text(written: dict[str, float]) -> str:
+    """What a score leaves out: '' when the assignment asks no written answer."""
+    if not written:
+        return ""
+    points = points_text(Fraction(str(sum(written.values()))))
+    return f"{points} more points, for {len(written)} written answers, are graded by hand and not included here."
 
 
 def summary_text(report: Report) -> str:
@@ -219,12 +239,14 @@ def summary_text(report: Report) -> str:
         lines += [f"  - {clean(note, 1000)}" for note in report.notes]
     if report.internal_errors():
         lines.append("The grading kit itself failed on some checks (not your code): tell your instructor.")
+    lines += filter(None, [hand_graded_text(hand_graded(report.assignment))])
     return "\n".join(lines)
 
 
 def graded_text(report: Report) -> str:
     """What a student reads before the points may be shown: that it was graded, and what loading said."""
     lines = [f"{report.assignment}: graded. Your points and the hidden checks' details are shown after the due date."]
+    lines += filter(None, [hand_graded_text(hand_graded(report.assignment))])
     if report.notes:
         lines.append("While loading your code:")
         lines += [f"  - {clean(note, 1000)}" for note in report.notes]
@@ -239,6 +261,9 @@ def markdown_summary(report: Report) -> str:
         f"| {md_name(name)} | {points_text(score)} / {points_text(top)} |"
         for name, (score, top) in report.by_name().items()
     ]
+    note = hand_graded_text(hand_graded(report.assignment))
+    if note:
+        lines += ["", note]
     failed = [check for check in report.hidden if check.status != "passed"]
     if failed:
         lines += ["", "Checks that lost points (details of hidden checks appear after the due date):", ""]

@@ -10,29 +10,6 @@ Rows are tokens: x has shape (n, d), one row of d numbers per token.
 import numpy as np
 
 
-def positional_encoding(seq_len, d_model):
-    """The sinusoidal position table of the Transformer paper.
-
-    For position pos = 0, 1, ..., seq_len - 1 (row 0 is position 0: its sines are 0,
-    its cosines 1) and i = 0, 1, ..., d_model/2 - 1:
-        pe[pos, 2i]   = sin(pos / 10000^(2i / d_model))
-        pe[pos, 2i+1] = cos(pos / 10000^(2i / d_model))
-    Both features of a pair share the exponent 2i / d_model.
-
-    Shapes:
-        returns (seq_len, d_model); d_model is even.
-    """
-    ### BEGIN SOLUTION
-    position = np.arange(seq_len)[:, None]  # (seq_len, 1)
-    two_i = np.arange(0, d_model, 2)  # (d_model / 2,)
-    angle = position / 10000 ** (two_i / d_model)  # (seq_len, d_model / 2)
-    pe = np.zeros((seq_len, d_model))
-    pe[:, 0::2] = np.sin(angle)
-    pe[:, 1::2] = np.cos(angle)
-    return pe
-    ### END SOLUTION
-
-
 def softmax(x, axis=-1):
     """Turn scores into weights that are positive and sum to 1 along ``axis``.
 
@@ -110,4 +87,27 @@ def multi_head_attention(x, W_q, W_k, W_v, W_o, n_heads):
         columns = slice(h * d_k, (h + 1) * d_k)  # this head's share of the features
         heads.append(qkv_attention(x, W_q[:, columns], W_k[:, columns], W_v[:, columns]))  # (n, d_k)
     return np.concatenate(heads, axis=-1) @ W_o  # (n, d_model)
+    ### END SOLUTION
+
+
+def positional_encoding(seq_len, d_model):
+    """The sinusoidal position table of the Transformer paper.
+
+    For position pos = 0, 1, ..., seq_len - 1 (row 0 is position 0: its sines are 0,
+    its cosines 1) and i = 0, 1, ..., d_model/2 - 1:
+        pe[pos, 2i]   = sin(pos / 10000^(2i / d_model))
+        pe[pos, 2i+1] = cos(pos / 10000^(2i / d_model))
+    Both features of a pair share the exponent 2i / d_model.
+
+    Shapes:
+        returns (seq_len, d_model); d_model is even.
+    """
+    ### BEGIN SOLUTION
+    position = np.arange(seq_len)[:, None]  # (seq_len, 1)
+    two_i = np.arange(0, d_model, 2)  # (d_model / 2,)
+    angle = position / 10000 ** (two_i / d_model)  # (seq_len, d_model / 2)
+    pe = np.zeros((seq_len, d_model))
+    pe[:, 0::2] = np.sin(angle)
+    pe[:, 1::2] = np.cos(angle)
+    return pe
     ### END SOLUTION

@@ -148,6 +148,39 @@ class PositionalEncoding(nn.Module):
         ### END SOLUTION
 
 
+def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
+    """Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V.
+
+    1. scores = Q K^T / sqrt(d_k): how well each query matches each key. d_k is the
+       width of the queries (their last axis); K^T swaps the last two axes of the key:
+       key.transpose(-2, -1), or key.mT (key.T would reverse every axis of a 4-D key).
+    2. Where ``mask`` is 0 (or False) the key is blocked: its score becomes -inf,
+       so it gets no weight.
+    3. attn_probs = softmax(scores) over the keys (the last axis).
+    4. output = dropout(attn_probs) V; ``dropout`` is a module or None.
+
+    Args:
+        query: (..., q_len, d_k)
+        key: (..., k_len, d_k)
+        value: (..., k_len, d_v)
+        mask: None or a tensor broadcastable to (..., q_len, k_len).
+        dropout: None or a module applied to the probabilities.
+
+    Returns:
+        output: (..., q_len, d_v)
+        attn_probs: (..., q_len, k_len), before dropout; each row sums to 1.
+    """
+    ### BEGIN SOLUTION
+    d_k = query.size(-1)
+    scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)  # (..., q_len, k_len)
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, float("-inf"))
+    attn_probs = scores.softmax(dim=-1)  # (..., q_len, k_len)
+    weights = attn_probs if dropout is None else dropout(attn_probs)
+    return weights @ value, attn_probs  # (..., q_len, d_v), (..., q_len, k_len)
+    ### END SOLUTION
+
+
 def split_heads(x, n_heads):
     """Cut every token vector into n_heads slices, one per head.
 
@@ -178,39 +211,6 @@ def combine_heads(x):
     batch, n_heads, seq, d_key = x.shape
     x = x.transpose(1, 2)  # (batch, seq, n_heads, d_key)
     return x.reshape(batch, seq, n_heads * d_key)  # (batch, seq, d_model)
-    ### END SOLUTION
-
-
-def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
-    """Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V.
-
-    1. scores = Q K^T / sqrt(d_k): how well each query matches each key. d_k is the
-       width of the queries (their last axis); K^T swaps the last two axes of the key
-       (key.transpose(-2, -1); key.T would reverse all of them).
-    2. Where ``mask`` is 0 (or False) the key is blocked: its score becomes -inf,
-       so it gets no weight.
-    3. attn_probs = softmax(scores) over the keys (the last axis).
-    4. output = dropout(attn_probs) V; ``dropout`` is a module or None.
-
-    Args:
-        query: (..., q_len, d_k)
-        key: (..., k_len, d_k)
-        value: (..., k_len, d_v)
-        mask: None or a tensor broadcastable to (..., q_len, k_len).
-        dropout: None or a module applied to the probabilities.
-
-    Returns:
-        output: (..., q_len, d_v)
-        attn_probs: (..., q_len, k_len), before dropout; each row sums to 1.
-    """
-    ### BEGIN SOLUTION
-    d_k = query.size(-1)
-    scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)  # (..., q_len, k_len)
-    if mask is not None:
-        scores = scores.masked_fill(mask == 0, float("-inf"))
-    attn_probs = scores.softmax(dim=-1)  # (..., q_len, k_len)
-    weights = attn_probs if dropout is None else dropout(attn_probs)
-    return weights @ value, attn_probs  # (..., q_len, d_v), (..., q_len, k_len)
     ### END SOLUTION
 
 

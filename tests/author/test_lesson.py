@@ -1,15 +1,23 @@
-"""Does each demo cell of a lesson wait for exactly the exercises it needs?
+"""Does each demo cell of a lesson wait for exactly the exercises it needs, and each written answer ask its question?
 
 A demo cell's ``# needs:`` line makes it wait, all or nothing, until those exercises
 pass their checks; a later cell that reads a name the waiting cell would have made
-must wait too, or it stops Run All with a NameError.
+must wait too, or it stops Run All with a NameError. A written answer (```{answer} ID)
+sits right under its question, with its points in points.toml's [written] table, and
+reaches the release as nbgrader's manually graded answer.
 """
 
 import ast
+import json
+import shutil
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from autograder.author.lesson import LessonCell, _defined, _reads, with_needs
+from autograder.author.lesson import LessonCell, _defined, _reads, check_contract, parse_lesson, questions, with_needs
+from autograder.author.notebook import ANSWER_STUB
+from autograder.errors import KitError
 
 
 def needs_of(mha, *sources: str) -> list[str]:
@@ -102,3 +110,96 @@ def test_what_a_statement_binds_leaves_out_its_functions_locals():
     ).body[0]
     assert _defined(statement) == {"train", "steps"}
     assert _reads(statement) == set()
+
+
+# ------------------------------------------------------------------ written answers
+
+
+def lesson_of(text: str) -> list[LessonCell]:
+    return parse_lesson(text, Path("lesson.md"))
+
+
+def test_an_answer_fence_holds_its_id_and_what_a_grader_looks_for():
+    """Does ```{answer} ID make an answer cell, the Markdown above it its question?"""
+    cells = lesson_of("**Why?**\n\n```{answer} why\nBecause the variance is d_k.\n```\n")
+    assert cells == [LessonCell("markdown", "**Why?**"), LessonCell("answer", "Because the variance is d_k.", "why")]
+
+
+@pytest.mark.parametrize("fence", ["```{answer}\nA guide.\n```", "```{answer} why\n```"], ids=["no id", "no guide"])
+def test_an_answer_fence_needs_an_id_and_a_guide(fence):
+    """Is an answer without its id, or without what a grader looks for, refused with the fix?"""
+    with pytest.raises(KitError, match=r"```\{answer\} needs its id"):
+        lesson_of("**Why?**\n\n" + fence + "\n")
+
+
+def contract_of(written: dict[str, float], text: str):
+    """check_contract on a one-exercise lesson with ``text`` after its check, for points.toml's [written] table."""
+    lesson = lesson_of("```{setup}\n```\n\n```{exercise} f\n```\n\n```{check} f\ncheck(f)\n```\n\n" + text)
+    check_contract(SimpleNamespace(lesson_path=Path("lesson.md"), graded=("f",), written=written), lesson)
+
+
+def test_the_lessons_answers_are_exactly_those_of_points_toml():
+    """Is an answer missing from [written], or one [written] has that the lesson lacks, refused?"""
+    contract_of({"why": 2}, "**Why?**\n\n```{answer} why\nA guide.\n```\n")
+    with pytest.raises(KitError, match="points.toml's \\[written\\] has \\['why', 'how'\\]"):
+        contract_of({"why": 2, "how": 1}, "**Why?**\n\n```{answer} why\nA guide.\n```\n")
+    with pytest.raises(KitError, match="has \\['why'\\], points.toml's \\[written\\] has \\[\\]"):
+        contract_of({}, "**Why?**\n\n```{answer} why\nA guide.\n```\n")
+
+
+def test_an_answer_comes_right_after_its_question():
+    """Is an answer cell that follows a code cell, and so has no question above it, refused?"""
+    with pytest.raises(KitError, match="right after its question"):
+        contract_of({"why": 2}, "```python\nprint(1)\n```\n\n```{answer} why\nA guide.\n```\n")
+
+
+def test_each_question_is_the_markdown_just_above_its_answer(assignment):
+    """Does every written answer come with its bold question, its guide and points.toml's points, in lesson order?"""
+    asked = questions(assignment)
+    assert sorted(q.id for q in asked) == sorted(assignment.written) and len(asked) >= 3
+    for question in asked:
+        assert question.prompt.startswith("**") and "?" in question.prompt, question.id
+        assert question.guide and "YOUR ANSWER HERE" not in question.guide
+        assert question.points == assignment.written[question.id]
+
+
+def test_each_release_asks_for_written_answers_graded_by_hand(assignment):
+    """Does the committed release hold each written answer as nbgrader's manually graded answer, with its points?"""
+    notebook = json.loads((assignment.release_dir / assignment.notebook_name).read_text())
+    answers = {
+        cell["id"]: cell
+        for cell in notebook["cells"]
+        if cell["cell_type"] == "markdown" and cell["metadata"].get("nbgrader", {}).get("solution")
+    }
+    assert sorted(answers) == sorted(assignment.written) and len(answers) >= 3
+    for answer_id, cell in answers.items():
+        meta = cell["metadata"]["nbgrader"]
+        assert (meta["grade"], meta["task"], meta["grade_id"]) == (True, False, answer_id)
+        assert meta["points"] == assignment.written[answer_id]
+        assert "".join(cell["source"]) == ANSWER_STUB
+
+
+@pytest.mark.parametrize(
+    "table, problem",
+    [
+        ("[written]\nwhy = -1\n", "points for written.why must be a number >= 0"),
+        ("[written]\n'why not' = 1\n", "written answer id 'why not' must be letters"),
+        ("[written]\nsoftmax = 1\n", "and not the name of an exercise"),
+        ("written = 3\n", "[written] must be a table"),
+    ],
+    ids=["negative points", "not an id", "an exercise's name", "not a table"],
+)
+def test_points_toml_refuses_a_wrong_written_table(monkeypatch, tmp_path, table, problem):
+    """Is a [written] table with a bad id or points refused, naming the file and the entry?"""
+    from autograder import assignment as assignments
+
+    source = assignments.get("attention_numpy")
+    (tmp_path / "copy").mkdir()
+    shutil.copy(source.reference_path, tmp_path / "copy" / "reference.py")
+    exercises = "".join(f"{name} = 1\n" for name in source.graded)
+    (tmp_path / "copy" / "points.toml").write_text(exercises + table)
+    monkeypatch.setattr(assignments, "SOLUTIONS", tmp_path)
+    with pytest.raises(KitError) as error:
+        _ = assignments.Assignment("copy").written
+    assert problem in str(error.value) and "points.toml" in str(error.value)
+    assert assignments.Assignment("copy").points == dict.fromkeys(source.graded, 1.0)  # the exercises' points stand

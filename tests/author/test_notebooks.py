@@ -4,10 +4,13 @@ The master notebook (solutions and hidden cells) runs top to bottom with nbclien
 hidden cell leaving its full points. The blank release, alone in an empty folder, runs
 top to bottom (Run All reaches every check): each check says its exercise is not done,
 each demo says what it waits for, nothing raises. A solved release passes every check
-and shows its figures; one with a known mistake hears its name; one solved but for a
-single exercise still runs to the end, the demos that need that exercise waiting.
+and shows its figures, its training runs (the encoder's with its ablation) reaching
+what the lessons say they reach, on one core and giving the others back; one with a
+known mistake hears its name; one solved but for a single exercise still runs to the
+end, the demos that need that exercise waiting.
 """
 
+import re
 import shutil
 
 import nbformat
@@ -56,7 +59,7 @@ def test_master_notebook_runs_and_its_hidden_cells_give_full_points(assignment, 
     assert errors(notebook) == []
     for cell in notebook.cells:
         points = cell.metadata.get("nbgrader", {}).get("points")
-        if points is not None:
+        if points is not None and cell.cell_type == "code":  # a written answer's points are a person's to give
             results = [o for o in cell.outputs if o.output_type == "execute_result"]
             assert float(results[0].data["text/plain"]) == pytest.approx(points), cell.id
 
@@ -72,12 +75,26 @@ def test_the_blank_release_alone_runs_to_the_end(assignment, tmp_path):
     assert waiting and all("This cell waits for" in "".join(o.get("text", "") for o in c.outputs) for c in waiting)
 
 
+THREADS = 'import sys\nprint(sys.modules["torch"].get_num_threads() if "torch" in sys.modules else "no torch")'
+
+
 def test_solved_release_passes_its_checks_and_shows_its_figures(assignment, tmp_path):
-    notebook = execute(sample_notebook(assignment, None), tmp_path)
+    """Run top to bottom, demos and training included: does every check pass, every figure show, every claim hold?
+
+    The training cells run on one CPU core and must give the notebook back the cores it
+    had; what the lessons say of their runs (accuracy reached, both heads looking one
+    token back, what the ablation and the deep stacks show) must be what the run prints.
+    """
+    notebook = sample_notebook(assignment, None)
+    after_setup = next(i for i, cell in enumerate(notebook.cells) if cell.get("id") == "setup") + 1
+    notebook.cells.insert(after_setup, nbformat.v4.new_code_cell(THREADS, id="threads-before"))
+    notebook.cells.append(nbformat.v4.new_code_cell(THREADS, id="threads-after"))
+    notebook = execute(notebook, tmp_path)
     assert errors(notebook) == []
     for name in assignment.graded:
         text = printed(notebook, f"{name}-check")
         assert "FAIL" not in text and "visible checks pass" in text, text
+    assert "waits for" not in all_printed(notebook)  # every demo ran
     images = sum(
         "image/png" in output.get("data", {})
         for cell in notebook.cells
@@ -85,6 +102,36 @@ def test_solved_release_passes_its_checks_and_shows_its_figures(assignment, tmp_
         for output in cell.outputs
     )
     assert images >= 3
+    assert printed(notebook, "threads-after") == printed(notebook, "threads-before")
+    TRAINING_CLAIMS.get(assignment.name, lambda text: None)(all_printed(notebook))
+
+
+def all_printed(notebook) -> str:
+    return "".join(printed(notebook, cell.get("id")) for cell in notebook.cells if cell.cell_type == "code")
+
+
+def mha_training(text: str) -> None:
+    """mha: from chance to nearly every token right, and both heads looking one token back, as the lesson says."""
+    before, after = map(int, re.search(r"(\d+)% before training, (\d+)% after 500 steps", text).groups())
+    assert before <= 20 and after >= 90, (before, after)
+    heads = re.search(r"after training: average weight one step back, head 0 ([\d.]+), head 1 ([\d.]+)", text)
+    assert min(map(float, heads.groups())) > 0.5, heads.group(0)
+
+
+def encoder_training(text: str) -> None:
+    """encoder_block: the stack learns to reverse; without residuals it stalls, without norms it lags; pre-norm wins deep."""
+    before, after = map(int, re.search(r"(\d+)% before training, (\d+)% after 120 steps", text).groups())
+    assert before <= 20 and after >= 90, (before, after)
+    runs = r"^(your layers|without residual connections|without LayerNorm) +held-out accuracy +(\d+)%"
+    ablation = {name: int(percent) for name, percent in re.findall(runs, text, re.MULTILINE)}
+    assert ablation["without residual connections"] < 50 and ablation["your layers"] >= 90, ablation
+    assert ablation["without LayerNorm"] < ablation["your layers"], ablation
+    runs = r"^(post-norm \(yours\)|pre-norm) +held-out accuracy after 40 steps +(\d+)%"
+    deep = {name: int(percent) for name, percent in re.findall(runs, text, re.MULTILINE)}
+    assert deep["pre-norm"] >= 90 and deep["post-norm (yours)"] < deep["pre-norm"], deep
+
+
+TRAINING_CLAIMS = {"mha": mha_training, "encoder_block": encoder_training}
 
 
 def test_a_known_mistake_is_named_in_the_check_cell(assignment, tmp_path):

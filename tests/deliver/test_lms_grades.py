@@ -16,9 +16,12 @@ from autograder.deliver import lms_grades
 from autograder.deliver.intake import Intake, Submission
 
 NOW = datetime(2024, 1, 31, 12, 0, tzinfo=timezone.utc)
+MAX = "47"  # mha's most points: 40 from its automatic checks, 7 from its written answers (points.toml)
 
 
-def summary_row(key: str, name: str, student_id: str, score: str, status: str = "graded", email: str = "") -> dict:
+def summary_row(
+    key: str, name: str, student_id: str, score: str, status: str = "graded", email: str = "", total: str | None = None
+) -> dict:
     """A row as batch.summary_rows gives it (only the columns the writers read matter)."""
     return {
         "key": key,
@@ -29,6 +32,7 @@ def summary_row(key: str, name: str, student_id: str, score: str, status: str = 
         "reason": "",
         "score": score,
         "max_score": "40" if status == "graded" else "",
+        "total": total if total is not None else score,  # the written answers' points given: score + written
         "mistakes": "pe_cos_exponent" if score == "37.37" else "",
     }
 
@@ -67,7 +71,7 @@ def test_canvas_gradebook_import(tmp_path, mha):
     written = write(tmp_path, mha, "canvas", rows, column_id="678")
     assert lines(tmp_path / "canvas_grades.csv") == [
         ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "mha (678)"],
-        ["    Points Possible", "", "", "", "", "40"],
+        ["    Points Possible", "", "", "", "", MAX],
         ["doejane", "12345", "", "", "", "37.37"],
         ["x", "2", "", "", "", ""],
     ]
@@ -90,11 +94,11 @@ def test_moodle_grading_worksheet_and_feedback_zip(tmp_path, mha):
             "jane@example.org",
             "Submitted for grading",
             "37.37",
-            "40",
+            MAX,
             "Yes",
             "Tuesday, 30 January 2024, 10:00 AM",
             "Wednesday, 31 January 2024, 12:00 PM",
-            "mha: 37.37 of 40 points. Known mistakes: pe_cos_exponent. Your feedback page is attached.",
+            f"mha: 37.37 of {MAX} points. Known mistakes: pe_cos_exponent. Your feedback page is attached.",
         ],
     ]
     assert lms_grades.MOODLE_COLUMNS == [
@@ -143,7 +147,7 @@ def test_moodle_reads_the_dates_and_folders_with_php(tmp_path, mha):
 
 
 def test_blackboard_grade_centre_upload(tmp_path, mha):
-    """Blackboard: every value quoted, Username, and '<column> [Total Pts: 40] |<column id>'."""
+    """Blackboard: every value quoted, Username, and '<column> [Total Pts: 47] |<column id>'."""
     rows = [
         summary_row("Jane_Doe-jdoe", "Jane Doe", "jdoe", "37.37"),
         summary_row("amy", "amy", "amy", "0", "not graded"),
@@ -151,7 +155,7 @@ def test_blackboard_grade_centre_upload(tmp_path, mha):
     write(tmp_path, mha, "blackboard", rows, column_id="664617")
     text = (tmp_path / "blackboard_grades.csv").read_text()
     assert text.splitlines() == [
-        '"Last Name","First Name","Username","mha [Total Pts: 40] |664617"',
+        f'"Last Name","First Name","Username","mha [Total Pts: {MAX}] |664617"',
         '"Doe","Jane","jdoe","37.37"',
         '"amy","","amy","0"',
     ]
@@ -162,12 +166,12 @@ def test_gradescope_and_classroom_keyed_by_their_ids(tmp_path, mha):
     write(tmp_path, mha, "gradescope", [summary_row("Jane_Doe-111", "Jane Doe", "111", "40", email="jane@example.edu")])
     assert lines(tmp_path / "gradescope_grades.csv") == [
         ["Name", "SID", "Email", "Total Score", "Max Points", "Status"],
-        ["Jane Doe", "111", "jane@example.edu", "40", "40", "graded"],
+        ["Jane Doe", "111", "jane@example.edu", "40", MAX, "graded"],
     ]
     write(tmp_path, mha, "classroom", [summary_row("octocat", "octocat", "octocat", "37.37")])
     assert lines(tmp_path / "classroom_grades.csv") == [
         ["assignment_name", "github_username", "points_awarded", "points_available"],
-        ["mha", "octocat", "37.37", "40"],
+        ["mha", "octocat", "37.37", MAX],
     ]
 
 
@@ -181,3 +185,16 @@ def test_csv_reads_back_what_was_written():
     """Is a name with a comma or a quote one cell (csv quoting), as LMS importers read CSV?"""
     text = lms_grades._csv(["a"], [['Doe, "Jane"']])
     assert list(csv.reader(io.StringIO(text))) == [["a"], ['Doe, "Jane"']]
+
+
+def test_written_answers_without_points_leave_the_grade_empty(tmp_path, mha):
+    """Until a person has given every written answer its points, is the LMS's grade left empty (never the automatic
+    score, which would count the written answers as 0), with a note saying how to complete it?"""
+    assert sum(mha.written.values()) == 7 and sum(mha.points.values()) == 40
+    rows = [summary_row("doejane-12345", "doejane", "12345", "37.37", total=""), summary_row("ann-1", "ann", "1", "40")]
+    written = write(tmp_path, mha, "canvas", rows, column_id="678")
+    assert [line[-1] for line in lines(tmp_path / "canvas_grades.csv")[2:]] == ["", "40"]
+    assert any("doejane" in note and "--manual-points" in note for note in written.notes)
+    write(tmp_path, mha, "moodle", rows)
+    comment = lines(tmp_path / "moodle_grades.csv")[1][-1]
+    assert "37.37 of 40 points from the automatic checks" in comment and "graded by hand" in comment

@@ -1,0 +1,288 @@
+"""Written answers: gathered from a class's notebooks for a person to grade, and their points read back.
+
+A written answer is a Markdown cell of the notebook (the lesson's ```{answer} ID fence,
+with its points in points.toml's [written] table), nbgrader's "manually graded answer".
+The kit never scores one: nbgrader's formgrader grades it by hand, and so does a TA
+after ``grade-all``, which writes, beside summary.csv:
+
+    answers.html                  one section per question, the class's answers one after
+                                  another (escaped: they are the students' text), with what
+                                  a grader looks for
+    manual_points_template.csv    key, name, then a column per question: 0 where a student
+                                  wrote no answer, blank where one waits for its points
+
+The TA fills a copy of the template and passes it back with ``grade-all ... --manual-points
+FILE``; summary.csv then has a column per question, ``written`` (their sum) and ``total``
+(the automatic score plus the written points), the number an LMS grade file reads. Until
+every written answer of a student has its points, ``written`` and ``total`` stay blank and
+``written_status`` says how many points are graded by hand and not included: an automatic
+score never counts them silently as zero.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+from ..assignment import Assignment
+from ..author.lesson import Question, questions
+from ..author.notebook import ANSWER_STUB
+from ..errors import KitError
+from ..results.files import write_atomically
+from ..results.scoring import exact, points_text
+from ..results.text import clean, clean_name
+from .intake import Intake
+
+PAGE = "answers.html"
+TEMPLATE = "manual_points_template.csv"
+ANSWER_LIMIT = 20_000  # characters of one answer shown; the rest is cut, and said so
+NO_NOTEBOOK = "no notebook: the submission graded was not a notebook, or could not be read"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What one student wrote for one question: the text, or why there is none."""
+
+    text: str = ""
+    missing: str = ""  # why there is no answer ("" when there is one)
+
+
+@dataclass
+class Written:
+    """The written questions of an assignment and the points a person gave each student's answers."""
+
+    questions: list[Question]
+    points: dict[str, dict[str, Fraction]] = field(default_factory=dict)  # student key -> question id -> points
+
+    @property
+    def top(self) -> Fraction:
+        return sum((exact(q.points) for q in self.questions), Fraction(0))
+
+    def head(self) -> list[str]:
+        """summary.csv's columns for the written answers, and the total an LMS reads."""
+        ids = [q.id for q in self.questions]
+        return [*ids, "written", "written_status", "total"] if ids else ["total"]
+
+    def row(self, key: str, score: float | None) -> list[str]:
+        """The columns of head() for one student, whose automatic score (results.json's) is ``score``, or None."""
+        automatic = None if score is None else exact(score)
+        if not self.questions:
+            return [points_text(automatic) if automatic is not None else ""]
+        given = self.points.get(key, {})
+        cells = [points_text(given[q.id]) if q.id in given else "" for q in self.questions]
+        waiting = [q for q in self.questions if q.id not in given]
+        if waiting:
+            hand = points_text(sum((exact(q.points) for q in waiting), Fraction(0)))
+            status = f"{hand} points graded by hand, not included: {len(waiting)} of {len(self.questions)} written answers have no points yet"
+            return [*cells, "", status, ""]
+        written = sum(given.values(), Fraction(0))
+        total = points_text(automatic + written) if automatic is not None else ""
+        return [*cells, points_text(written), "graded by hand, included in total", total]
+
+
+def written_of(assignment: Assignment, intake: Intake, manual_points: Path | None) -> Written:
+    """The assignment's written questions, with the points of ``manual_points`` (checked against the class)."""
+    found = questions(assignment)
+    if manual_points is None or not found:
+        return Written(found)
+    return Written(found, read_manual_points(Path(manual_points), found, [s.key for s in intake.submissions]))
+
+
+def gradescope_note(assignment: Assignment) -> str:
+    """What an instructor must do on Gradescope for the written answers: '' when there are none."""
+    if not assignment.written:
+        return ""
+    listed = ", ".join(
+        f"{answer} ({points_text(exact(points))} points)" for answer, points in assignment.written.items()
+    )
+    return (
+        f"The notebook's {len(assignment.written)} written answers are graded by hand, not by this autograder: its score "
+        f"never includes their {points_text(sum((exact(p) for p in assignment.written.values()), Fraction(0)))} points. "
+        f"On Gradescope, add a manually graded question for each to the assignment's outline: {listed}.\n"
+    )
+
+
+# ------------------------------------------------------------------ collecting the answers
+
+
+def answers_of(notebook: Path, asked: list[Question]) -> dict[str, Answer]:
+    """Each question's answer in a graded notebook, found by its cell's nbgrader grade_id (or cell id)."""
+    try:
+        cells = json.loads(notebook.read_text(encoding="utf-8", errors="replace")).get("cells", [])
+        if not isinstance(cells, list):
+            raise ValueError("cells is not a list")
+    except (OSError, ValueError, AttributeError):
+        return {q.id: Answer(missing=NO_NOTEBOOK) for q in asked}
+    found: dict[str, list[str]] = {}
+    for cell in cells:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "markdown":
+            continue
+        metadata = cell.get("metadata")
+        nbgrader = metadata.get("nbgrader") if isinstance(metadata, dict) else None
+        answer_id = (nbgrader.get("grade_id") if isinstance(nbgrader, dict) else None) or cell.get("id")
+        source = cell.get("source", "")
+        text = "".join(str(line) for line in source) if isinstance(source, list) else str(source)
+        found.setdefault(str(answer_id), []).append(text)
+    answers = {}
+    for question in asked:
+        texts = [t for t in found.get(question.id, []) if t.strip() and t.strip() != ANSWER_STUB]
+        if question.id not in found:
+            answers[question.id] = Answer(missing="the notebook has no cell for this answer (deleted?)")
+        elif not texts:
+            answers[question.id] = Answer(missing="not answered (the cell still says YOUR ANSWER HERE)")
+        else:
+            answers[question.id] = Answer(text="\n\n".join(texts))
+    return answers
+
+
+def class_answers(intake: Intake, out: Path, asked: list[Question]) -> dict[str, dict[str, Answer]]:
+    """Every student's answers, from the notebook grade-all kept in out/students/<key>/submission.ipynb."""
+    return {s.key: answers_of(out / "students" / s.key / "submission.ipynb", asked) for s in intake.submissions}
+
+
+def write_answers(assignment: Assignment, intake: Intake, out: Path, written: Written) -> list[Path]:
+    """answers.html and manual_points_template.csv in out/; nothing when the assignment asks no written answer."""
+    if not written.questions:
+        return []
+    answers = class_answers(intake, out, written.questions)
+    names = {s.key: s.name for s in intake.submissions}
+    page, template = out / PAGE, out / TEMPLATE
+    write_atomically(page, answers_page(assignment, written, answers, names))
+    write_atomically(template, points_template(written.questions, answers, names))
+    return [page, template]
+
+
+# ------------------------------------------------------------------ the TA's page
+
+
+STYLE = """
+body { font-family: sans-serif; max-width: 60em; margin: 2em auto; padding: 0 1em; color: #222; }
+.question { background: #f4f6fa; border-left: 4px solid #4a6fa5; padding: 0.5em 1em; }
+.guide { background: #f3f7f0; border-left: 4px solid #5a8f4e; padding: 0.5em 1em; }
+.text { white-space: pre-wrap; font-family: inherit; }
+.answer { border-top: 1px solid #ddd; padding: 0.6em 0; }
+.who { font-weight: bold; }
+.missing { color: #888; font-style: italic; }
+nav a { margin-right: 1em; }
+"""
+
+
+def answers_page(
+    assignment: Assignment, written: Written, answers: dict[str, dict[str, Answer]], names: dict[str, str]
+) -> str:
+    """One HTML page: each question in turn, with every student's answer to it; all text escaped."""
+    e = html.escape
+    total = points_text(written.top)
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{e(assignment.name)}: written answers</title><style>{STYLE}</style></head><body>",
+        f"<h1>Written answers: {e(assignment.title)}</h1>",
+        f"<p>{len(answers)} students, {len(written.questions)} questions, {total} points graded by hand. "
+        f"Write the points into a copy of <code>{TEMPLATE}</code> (one row per student, a column per question) "
+        f"and run <code>grade-all</code> again with <code>--manual-points FILE</code>: <code>summary.csv</code> "
+        "then counts them in <code>total</code>.</p>",
+        "<nav>" + "".join(f'<a href="#{e(q.id)}">{e(q.id)}</a>' for q in written.questions) + "</nav>",
+    ]
+    for question in written.questions:
+        answered = sum(1 for by_id in answers.values() if not by_id[question.id].missing)
+        parts += [
+            f'<h2 id="{e(question.id)}">{e(question.id)} ({points_text(exact(question.points))} points, '
+            f"{answered} of {len(answers)} answered)</h2>",
+            f'<div class="question"><div class="text">{e(question.prompt)}</div></div>',
+            f'<div class="guide"><b>What to look for</b><div class="text">{e(question.guide)}</div></div>',
+        ]
+        for key in sorted(answers):
+            answer = answers[key][question.id]
+            who = f'<div class="who">{e(clean_name(key))} <span class="missing">{e(clean_name(names.get(key, "")))}</span></div>'
+            body = (
+                f'<div class="text missing">{e(answer.missing)}</div>'
+                if answer.missing
+                else f'<div class="text">{e(clean(answer.text, ANSWER_LIMIT))}</div>'
+            )
+            parts.append(f'<div class="answer">{who}{body}</div>')
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def points_template(asked: list[Question], answers: dict[str, dict[str, Answer]], names: dict[str, str]) -> str:
+    """key, name and a column per question: 0 where there is no answer to grade, blank where a person decides."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(["key", "name", *(q.id for q in asked)])
+    for key in sorted(answers):
+        writer.writerow(
+            [key, clean_name(names.get(key, "")), *("0" if answers[key][q.id].missing else "" for q in asked)]
+        )
+    return buffer.getvalue()
+
+
+# ------------------------------------------------------------------ the TA's points
+
+
+def read_manual_points(path: Path, asked: list[Question], keys: list[str]) -> dict[str, dict[str, Fraction]]:
+    """The points a person gave, from a CSV: a ``key`` column, an optional ``name``, a column per question id.
+
+    A blank cell is an answer not graded yet. Comma, semicolon or tab separated (a
+    spreadsheet's export), with '.' or, when the separator is not a comma, ',' as the
+    decimal mark. Anything else (an unknown student or question, a number out of range,
+    a student twice) is an error that names the file, the line and the fix.
+    """
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        raise KitError(f"--manual-points {path}: cannot read it ({error})") from None
+    try:
+        dialect = csv.Sniffer().sniff(text.split("\n", 1)[0], delimiters=",;\t")
+        separator = dialect.delimiter
+    except csv.Error:
+        separator = ","
+    rows = list(csv.reader(io.StringIO(text), delimiter=separator))
+    if not rows:
+        raise KitError(f"--manual-points {path}: the file is empty; start from {TEMPLATE} in grade-all's --out folder")
+    head = [cell.strip() for cell in rows[0]]
+    by_id = {q.id: q for q in asked}
+    unknown = [h for h in head if h not in by_id and h not in ("key", "name")]
+    if "key" not in head or unknown:
+        raise KitError(
+            f"--manual-points {path}: the columns must be key, name (optional) and the question ids "
+            f"{', '.join(by_id)}; {'unknown: ' + ', '.join(unknown) if unknown else 'no key column'}. "
+            f"Start from {TEMPLATE} in grade-all's --out folder"
+        )
+    known = set(keys)
+    points: dict[str, dict[str, Fraction]] = {}
+    for line, row in enumerate(rows[1:], start=2):
+        if not any(cell.strip() for cell in row):
+            continue
+        record = dict(zip(head, (cell.strip() for cell in row)))
+        key = record.get("key", "")
+        where = f"--manual-points {path}, line {line}"
+        if key not in known:
+            raise KitError(
+                f"{where}: no student has the key {clean_name(key)!r} in this class (the keys are those of summary.csv)"
+            )
+        if key in points:
+            raise KitError(f"{where}: the student {key} has a row already; keep one row per student")
+        points[key] = {}
+        for answer_id, value in record.items():
+            if answer_id in by_id and value:
+                points[key][answer_id] = _points(value, by_id[answer_id], separator, where)
+    return points
+
+
+def _points(value: str, question: Question, separator: str, where: str) -> Fraction:
+    number = value.replace(",", ".") if separator != "," and value.count(",") == 1 and "." not in value else value
+    try:
+        given = Fraction(number)
+    except (ValueError, ZeroDivisionError):
+        raise KitError(f"{where}: {question.id} is {clean(value, 40)!r}, not a number of points") from None
+    if not 0 <= given <= exact(question.points):
+        raise KitError(
+            f"{where}: {question.id} is {clean(value, 40)}, outside 0 to {points_text(exact(question.points))} points"
+        )
+    return given

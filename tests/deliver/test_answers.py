@@ -1,0 +1,306 @@
+"""Do the written answers travel with every route, graded by hand and never counted as zero?
+
+nbgrader keeps them as manually graded answers (generate_assignment, autograde, the
+formgrader's manual score); grade-all gathers them into one page for a TA and reads the
+TA's points back into summary.csv's total; results.json and the Gradescope bundle say
+they are graded by hand.
+"""
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from autograder import KIT_ROOT
+from autograder.author.build import master_path
+from autograder.author.lesson import questions
+from autograder.author.notebook import ANSWER_STUB, notebook_text
+from autograder.author.release import nbgrader_env, run_nbgrader
+from autograder.author.samples import sample_notebook
+from autograder.deliver import answers
+from autograder.deliver.intake import Intake, Submission
+from autograder.errors import KitError
+
+KIT = [sys.executable, "-m", "autograder"]
+HOSTILE = "<script>alert('x')</script> & </div>"
+
+
+@pytest.fixture(scope="module")
+def numpy_assignment():
+    from autograder import assignment as assignments
+
+    return assignments.get("attention_numpy")
+
+
+def answered(assignment, texts: dict[str, str]):
+    """The reference's solved notebook with some written answers typed in."""
+    notebook = sample_notebook(assignment, None)
+    for cell in notebook.cells:
+        if cell.get("id") in texts:
+            cell.source = texts[cell.id]
+    return notebook
+
+
+def intake_of(*keys: str) -> Intake:
+    submissions = [
+        Submission(key=key, name=key.title(), student_id="", path=Path(key), source="folders") for key in keys
+    ]
+    return Intake(source="folders", submissions=submissions, skipped=[])
+
+
+# ------------------------------------------------------------------ reading answers and points
+
+
+def test_answers_are_found_by_their_grade_id_and_a_stub_is_no_answer(numpy_assignment, tmp_path):
+    """Is each answer read from the cell with its grade id, and a cell still saying YOUR ANSWER HERE not answered?"""
+    asked = questions(numpy_assignment)
+    path = tmp_path / "nb.ipynb"
+    path.write_text(notebook_text(answered(numpy_assignment, {"why_scale": "The variance is d_k."})))
+    found = answers.answers_of(path, asked)
+    assert found["why_scale"] == answers.Answer(text="The variance is d_k.")
+    assert "YOUR ANSWER HERE" in found["causal_rows"].missing
+
+
+def test_a_deleted_cell_or_a_broken_notebook_is_said_so(numpy_assignment, tmp_path):
+    """Does a notebook without an answer's cell, or one that is not JSON, say why there is no answer?"""
+    asked = questions(numpy_assignment)
+    notebook = answered(numpy_assignment, {})
+    notebook.cells = [cell for cell in notebook.cells if cell.get("id") != "why_positions"]
+    (tmp_path / "deleted.ipynb").write_text(notebook_text(notebook))
+    (tmp_path / "broken.ipynb").write_text("{not json")
+    assert "no cell" in answers.answers_of(tmp_path / "deleted.ipynb", asked)["why_positions"].missing
+    assert answers.answers_of(tmp_path / "broken.ipynb", asked)["why_scale"].missing == answers.NO_NOTEBOOK
+    assert answers.answers_of(tmp_path / "absent.ipynb", asked)["why_scale"].missing == answers.NO_NOTEBOOK
+
+
+def points_file(tmp_path, text: str) -> Path:
+    path = tmp_path / "points.csv"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_manual_points_are_read_from_a_spreadsheets_csv(numpy_assignment, tmp_path):
+    """Are a comma file and a semicolon file with decimal commas (and a BOM) read alike, blanks left ungraded?"""
+    asked = questions(numpy_assignment)
+    comma = points_file(tmp_path, "key,name,causal_rows,why_scale,why_positions\nada,Ada,1,1.5,\ncy,Cy,0,0,0\n")
+    assert answers.read_manual_points(comma, asked, ["ada", "cy"]) == {
+        "ada": {"causal_rows": 1, "why_scale": Fraction(3, 2)},
+        "cy": {"causal_rows": 0, "why_scale": 0, "why_positions": 0},
+    }
+    semicolon = points_file(tmp_path, "\ufeffkey;why_scale\nada;1,5\n")
+    assert answers.read_manual_points(semicolon, asked, ["ada", "cy"]) == {"ada": {"why_scale": Fraction(3, 2)}}
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("key,why_scale\nbob,1\n", "no student has the key 'bob'"),
+        ("key,why_scale\nada,3\n", "why_scale is 3, outside 0 to 2 points"),
+        ("key,why_scale\nada,-1\n", "outside 0 to 2 points"),
+        ("key,why_scale\nada,two\n", "not a number of points"),
+        ("key,why_scale\nada,1\nada,2\n", "has a row already"),
+        ("key,why_sclae\nada,1\n", "unknown: why_sclae"),
+        ("student,why_scale\nada,1\n", "unknown: student"),
+        ("", "the file is empty"),
+    ],
+    ids=[
+        "unknown student",
+        "too many points",
+        "negative",
+        "not a number",
+        "twice",
+        "misspelt question",
+        "no key column",
+        "empty",
+    ],
+)
+def test_a_wrong_points_file_is_refused_with_its_line_and_the_fix(numpy_assignment, tmp_path, text, problem):
+    """Does every mistake in the TA's file stop grade-all with the file, the line and what is wrong?"""
+    with pytest.raises(KitError, match="--manual-points") as error:
+        answers.read_manual_points(points_file(tmp_path, text), questions(numpy_assignment), ["ada", "cy"])
+    assert problem in str(error.value)
+
+
+def test_the_summary_total_waits_for_every_written_answer(numpy_assignment):
+    """Is the total blank, and the points by hand named, until every written answer of a student has its points?"""
+    written = answers.Written(questions(numpy_assignment), {"ada": {"causal_rows": Fraction(1)}, "cy": {
+        "causal_rows": Fraction(1), "why_scale": Fraction(2), "why_positions": Fraction(1, 2)}})  # fmt: skip
+    assert written.head() == ["causal_rows", "why_scale", "why_positions", "written", "written_status", "total"]
+    ada = dict(zip(written.head(), written.row("ada", 12.0)))
+    assert (ada["causal_rows"], ada["why_scale"], ada["written"], ada["total"]) == ("1", "", "", "")
+    assert ada["written_status"].startswith("4 points graded by hand, not included: 2 of 3 written answers")
+    cy = dict(zip(written.head(), written.row("cy", 10.333333)))
+    assert (cy["written"], cy["total"], cy["written_status"]) == ("3.5", "13.83", "graded by hand, included in total")
+    assert written.row("cy", None)[-1] == ""  # the kit could not grade: no total, whatever the TA gave
+    assert answers.Written([]).head() == ["total"] and answers.Written([]).row("ada", 7.5) == ["7.5"]
+
+
+def test_the_ta_page_escapes_what_students_wrote(numpy_assignment, tmp_path):
+    """Does the page show each question once, every student's answer under it, and no student's markup live?"""
+    out = tmp_path / "out"
+    for key, texts in (("ada", {"why_scale": HOSTILE}), ("cy", {})):
+        (out / "students" / key).mkdir(parents=True)
+        (out / "students" / key / "submission.ipynb").write_text(notebook_text(answered(numpy_assignment, texts)))
+    written = answers.Written(questions(numpy_assignment))
+    paths = answers.write_answers(numpy_assignment, intake_of("ada", "cy", "dee"), out, written)
+    assert paths == [out / answers.PAGE, out / answers.TEMPLATE]
+    page = (out / answers.PAGE).read_text()
+    assert HOSTILE not in page and "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp; &lt;/div&gt;" in page
+    assert page.count('<h2 id="why_scale">') == 1 and "1 of 3 answered" in page
+    assert (
+        page.index('<h2 id="causal_rows">') < page.index('<h2 id="why_scale">') < page.index('<h2 id="why_positions">')
+    )
+    assert answers.NO_NOTEBOOK in page  # dee handed in no notebook
+    with open(out / answers.TEMPLATE, newline="") as file:
+        template = {row["key"]: row for row in csv.DictReader(file)}
+    assert template["ada"]["why_scale"] == "" and template["ada"]["causal_rows"] == "0"  # to grade; nothing written
+    assert template["dee"]["why_positions"] == "0" and template["ada"]["name"] == "Ada"
+
+
+# ------------------------------------------------------------------ results.json and Gradescope
+
+
+def test_results_say_the_written_points_are_not_included(numpy_assignment):
+    """Do results.json, its output and the CI table say how many points are graded by hand, apart from the score?"""
+    from autograder.results.files import gradescope_json, markdown_summary
+    from autograder.results.model import Report
+
+    report = Report(assignment=numpy_assignment.name, submission="x", checks=[], order=numpy_assignment.graded)
+    results = gradescope_json(report, hidden_visibility="visible")
+    note = "5 more points, for 3 written answers, are graded by hand and not included here."
+    assert results["extra_data"]["written"] == {
+        "points": 5.0,
+        "questions": {"causal_rows": 1.0, "why_scale": 2.0, "why_positions": 2.0},
+        "note": note,
+    }
+    assert note in results["output"] and note in gradescope_json(report)["output"] and note in markdown_summary(report)
+    assert results["score"] == 0.0  # the automatic score alone
+
+
+def test_the_gradescope_bundle_lists_the_answers_to_grade_by_hand(numpy_assignment):
+    """Does the autograder zip say which answers, for how many points, to add as manually graded questions?"""
+    from autograder.deliver.gradescope import bundle_files
+
+    note = bundle_files(numpy_assignment)["written_answers.txt"].decode()
+    assert "graded by hand" in note and "why_scale (2 points)" in note and "never includes their 5 points" in note
+
+
+# ------------------------------------------------------------------ nbgrader
+
+
+def test_a_written_answer_is_nbgraders_manually_graded_answer(numpy_assignment):
+    """Does the master notebook give each answer nbgrader's metadata of a manually graded answer, with its points?"""
+    from autograder.author.build import fresh_bundle_cell
+    from autograder.author.notebook import master_notebook
+
+    notebook = master_notebook(numpy_assignment, fresh_bundle_cell(numpy_assignment))
+    cells = {cell.get("id"): cell for cell in notebook.cells}
+    for answer_id, points in numpy_assignment.written.items():
+        cell = cells[answer_id]
+        assert (cell.cell_type, cell.source) == ("markdown", ANSWER_STUB)
+        meta = cell.metadata["nbgrader"]
+        assert (meta["grade"], meta["solution"], meta["task"], meta["locked"]) == (True, True, False, False)
+        assert (meta["grade_id"], meta["points"]) == (answer_id, points)
+
+
+@pytest.mark.slow
+def test_nbgrader_leaves_the_answers_for_a_person_and_counts_their_points(numpy_assignment, tmp_path):
+    """After real generate_assignment and autograde, are the answers manual grades with their points, scored by hand only?"""
+    from nbgrader.api import Gradebook
+
+    assignment = numpy_assignment
+    root = tmp_path / "course"
+    (root / "source" / assignment.name).mkdir(parents=True)
+    shutil.copy(master_path(assignment), root / "source" / assignment.name / assignment.notebook_name)
+    run_nbgrader(assignment, root)
+    release = json.loads((root / "release" / assignment.name / assignment.notebook_name).read_text())
+    kept = {
+        c["id"]: c for c in release["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") in assignment.written
+    }
+    assert {k: ("".join(c["source"]), c["metadata"]["nbgrader"]["points"]) for k, c in kept.items()} == {
+        k: (ANSWER_STUB, p) for k, p in assignment.written.items()
+    }
+    submitted = root / "submitted" / "ada" / assignment.name
+    submitted.mkdir(parents=True)
+    (submitted / assignment.notebook_name).write_text(notebook_text(answered(assignment, {"why_scale": "d_k"})))
+    done = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", assignment.name, f"--CourseDirectory.root={root}"],
+                          capture_output=True, text=True, env=nbgrader_env(), cwd=KIT_ROOT)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    notebook = Path(assignment.notebook_name).stem
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        automatic = gradebook.find_submission(assignment.name, "ada").score
+        assert automatic == pytest.approx(sum(assignment.points.values()))  # the exercises only
+        for answer_id, points in assignment.written.items():
+            grade = gradebook.find_grade(answer_id, notebook, assignment.name, "ada")
+            # Written: for a person. Left as the release had it: nbgrader scores it 0 itself (SaveAutoGrades).
+            expected = (None, True) if answer_id == "why_scale" else (0, False)
+            assert (grade.max_score, grade.auto_score, grade.needs_manual_grade) == (points, *expected), answer_id
+        grade = gradebook.find_grade("why_scale", notebook, assignment.name, "ada")
+        grade.manual_score = 1.5  # what the formgrader stores when a person grades it
+        gradebook.db.commit()
+        assert gradebook.find_submission(assignment.name, "ada").score == pytest.approx(automatic + 1.5)
+
+
+# ------------------------------------------------------------------ grade-all
+
+
+@pytest.mark.slow
+def test_grade_all_gathers_the_answers_and_reads_the_points_back(numpy_assignment, tmp_path):
+    """Does grade-all write the TA's page and template, and a rerun with --manual-points put the points in the total?"""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "ada.ipynb").write_text(
+        notebook_text(answered(numpy_assignment, {"why_scale": HOSTILE, "causal_rows": "1/3"}))
+    )
+    shutil.copy(numpy_assignment.release_dir / numpy_assignment.notebook_name, folder / "cy.ipynb")
+    out = tmp_path / "out"
+    command = KIT + ["grade-all", str(folder), "-a", numpy_assignment.name, "--out", str(out), "--jobs", "1", "--quiet"]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=KIT_ROOT)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "the written answers, 5 points, are graded by hand" in done.stdout
+    page = (out / answers.PAGE).read_text()
+    assert "&lt;script&gt;" in page and "<script>" not in page and "1/3" in page
+
+    def summary():
+        with open(out / "summary.csv", newline="") as file:
+            return {row["key"]: row for row in csv.DictReader(file)}
+
+    assert (summary()["ada"]["score"], summary()["ada"]["total"]) == ("12", "")
+    assert summary()["ada"]["written_status"].startswith("5 points graded by hand, not included")
+    filled = (out / answers.TEMPLATE).read_text().replace("ada,ada,,,0", "ada,ada,1,1.5,0")
+    points = points_file(tmp_path, filled)
+    done = subprocess.run(command + ["--manual-points", str(points)], capture_output=True, text=True, cwd=KIT_ROOT)
+    assert done.returncode == 0 and "0 graded, 2 unchanged" in done.stdout, done.stderr[-2000:]
+    ada, cy = summary()["ada"], summary()["cy"]
+    assert (ada["causal_rows"], ada["why_scale"], ada["written"], ada["total"]) == ("1", "1.5", "2.5", "14.5")
+    assert (cy["score"], cy["written"], cy["total"]) == ("0", "0", "0")  # nothing written: 0 in the template
+    wrong = points_file(tmp_path, "key,why_scale\nada,9\n")
+    done = subprocess.run(command + ["--manual-points", str(wrong)], capture_output=True, text=True, cwd=KIT_ROOT)
+    assert done.returncode == 2 and "why_scale is 9, outside 0 to 2 points" in done.stderr
+    assert summary()["ada"]["total"] == "14.5"  # a refused file changes nothing
+
+
+def test_grade_all_help_names_the_manual_points():
+    """Does grade-all --help say how manual points come in?"""
+    done = subprocess.run(KIT + ["grade-all", "--help"], capture_output=True, text=True, cwd=KIT_ROOT)
+    assert "--manual-points FILE" in done.stdout and "manual_points_template.csv" in done.stdout
+
+
+def test_no_route_counts_a_written_answer_in_an_automatic_score(numpy_assignment):
+    """Are the written answers' points kept out of points.toml's exercise points, so no grader scores them?"""
+    assert set(numpy_assignment.written).isdisjoint(numpy_assignment.points)
+    assert sum(numpy_assignment.points.values()) == 12 and sum(numpy_assignment.written.values()) == 5
+
+
+def test_the_bundle_zip_carries_the_note(numpy_assignment, tmp_path):
+    """Is written_answers.txt at the root of the zip Gradescope is given?"""
+    from autograder.deliver.gradescope import write_bundle
+
+    with zipfile.ZipFile(write_bundle(numpy_assignment, tmp_path / "a.zip")) as archive:
+        assert "written_answers.txt" in archive.namelist()
