@@ -6,7 +6,9 @@ code that sleeps. When checking a name hangs, crashes, overflows or runs out of 
 the student's processes are killed, that name fails with what happened, and the next
 name starts a fresh process: the other names keep their points. What happened is
 measured here (CPU time, the cgroup's out-of-memory count, the zygote's account of the
-exit), never taken from the student.
+exit, and where no size-limited file system holds its files, what they take: its
+scratch, and in the uid tier its uid's files in the shared scratch places), never taken
+from the student.
 
 A name's probes go to the student's process in one exchange (``prefetch``); a probe
 not asked for in advance costs an exchange of its own.
@@ -27,7 +29,7 @@ import numpy as np
 from ...public import trees, wire
 from ...public.loader import Entry
 from ..guest.isolation import INSIDE
-from . import uids
+from . import disk, uids
 from .cgroups import JobCgroup
 from .client import Died, StudentProcess, Timeout, TooLarge
 from .runtime import Runtime
@@ -171,7 +173,7 @@ class Session:
     def _error_text(self, error) -> str:
         text = str(error)[:4000]
         head = text.split(":")[0]
-        if "MemoryError" in head or "can't allocate memory" in text[:300]:
+        if "MemoryError" in head or any(words in text[:300] for words in ("can't allocate memory", "[Errno 12]")):
             return f"used more than {self.limits.describe_memory()} of memory ({text[:300]})"
         return text
 
@@ -181,10 +183,19 @@ class Session:
             if used > budget:
                 raise _OverBudget(f"used more than {budget:g} s of CPU time")
             if self._scratch is not None and self.runtime.isolation.tier in ("uid", "process"):
-                if _size(self._scratch, self.limits.scratch_bytes + 1) > self.limits.scratch_bytes:
+                if self._files_held(self.limits.scratch_bytes + 1) > self.limits.scratch_bytes:
                     raise _OverBudget(f"wrote more than {self.limits.scratch_bytes // 2**20} MiB of files")
 
         return watch
+
+    def _files_held(self, stop_at: int) -> int:
+        """What the student's files hold where no size-limited file system bounds them: its scratch,
+        and in the uid tier what its uid holds in the shared scratch places."""
+        assert self._scratch is not None  # the watch runs only once the process has one
+        held = disk.held_under(self._scratch, stop_at)
+        if held < stop_at and self._uid is not None and self.runtime.isolation.tier == "uid":
+            held += uids.usage_of(self._uid, stop_at - held)
+        return held
 
     def _cpu(self) -> float:
         """CPU seconds used by the student's process tree so far (its cgroup's, or summed from /proc)."""
@@ -284,7 +295,9 @@ class Session:
             request["uid"] = self._uid
         if isolation.tier == "uid":
             assert self._uid is not None  # drawn just above
-            os.chmod(self.folder, 0o711)
+            # The copy and the scratch: reachable by this uid alone (its group), none by other students.
+            os.chown(self.folder, -1, self._uid)
+            os.chmod(self.folder, 0o710)
             os.chmod(self._scratch, 0o711)
             os.chown(self._scratch / "work", self._uid, self._uid)
             os.chmod(self._scratch / "work", 0o700)
@@ -312,6 +325,7 @@ class Session:
         if tier == "uid" and self._uid is not None:
             uids.kill_all(self._uid)
             uids.remove_files_of(self._uid)
+            uids.remove_ipc_of(self._uid)
         if self._scratch is not None:
             trees.remove_tree(self._scratch)
             self._scratch = None
@@ -382,20 +396,3 @@ def _cpu_of(pid: int) -> float:
         return ticks / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
         return 0.0
-
-
-def _size(folder: Path, stop_at: int) -> int:
-    """Bytes under folder, counting no further than stop_at."""
-    total = 0
-    try:
-        for root, _, files in trees.walk(folder, max_depth=4096):
-            for name in files:
-                try:
-                    total += os.lstat(root / name).st_blocks * 512
-                except OSError:
-                    continue
-                if total >= stop_at:
-                    return total
-    except trees.TreeTooDeep:  # 4096 folders deep is itself a disk filled with folders
-        return max(total, stop_at)
-    return total
