@@ -185,8 +185,25 @@ class Session:
             if self._scratch is not None and self.runtime.isolation.tier in ("uid", "process"):
                 if self._files_held(self.limits.scratch_bytes + 1) > self.limits.scratch_bytes:
                     raise _OverBudget(f"wrote more than {self.limits.scratch_bytes // 2**20} MiB of files")
+            if self._job is not None and self._job.memory:
+                if self._job.out_of_memory():  # a process of it was killed for memory: a fork, say
+                    raise _OverBudget(f"used more than {self.limits.describe_memory()} of memory")
+            elif self._memory() > self.limits.memory_bytes:
+                raise _OverBudget(f"used more than {self.limits.describe_memory()} of memory in its processes together")
 
         return watch
+
+    def _memory(self) -> int:
+        """Memory of the student's processes together, where no cgroup counts it (rlimits bound each alone)."""
+        return sum(_memory_of(pid) for pid in self._pids())
+
+    def _pids(self) -> list[int]:
+        """The student's processes: its uid's in the uid tier, else the tree of the process the zygote forked."""
+        if self._process is None:
+            return []
+        if self._uid is not None and self.runtime.isolation.tier == "uid":
+            return uids.processes_of(self._uid)
+        return _tree(self._process.pid)
 
     def _files_held(self, stop_at: int) -> int:
         """What the student's files hold where no size-limited file system bounds them: its scratch,
@@ -203,13 +220,7 @@ class Session:
             seconds = self._job.cpu_seconds()
             if seconds is not None:
                 return seconds
-        if self._process is None:
-            return 0.0
-        if self._uid is not None and self.runtime.isolation.tier == "uid":
-            pids = uids.processes_of(self._uid)
-        else:
-            pids = _tree(self._process.pid)
-        return sum(_cpu_of(pid) for pid in pids)
+        return sum(_cpu_of(pid) for pid in self._pids())
 
     def _death(self, when: str) -> str:
         """Why the process is gone, from what the grader itself can see."""
@@ -385,6 +396,17 @@ def _tree(pid: int) -> list[int]:
         except OSError:
             continue
     return found
+
+
+def _memory_of(pid: int) -> int:
+    """A process's proportional share of the anonymous and shared memory it maps (pages it shares with
+    its forks divided among them), in bytes; 0 when it is gone or not ours to read (the userns tier's
+    processes are not dumpable, and the memory they share with the zygote would count in full otherwise)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as rollup:
+            return sum(int(line.split()[1]) * 1024 for line in rollup if line.startswith(("Pss_Anon:", "Pss_Shmem:")))
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def _cpu_of(pid: int) -> float:

@@ -26,6 +26,7 @@ from .runtime import TIER_WORDS, Isolation
 from .uids import SHARED_SCRATCH, UidPool
 
 TIERS = ("hardened", "userns", "uid", "process")
+PRIVATE = ("solutions", "autograder", "build", "tests")  # the kit's folders no student may read
 
 
 def candidates(wanted: str, allow_unsandboxed: bool) -> list[str]:
@@ -49,9 +50,6 @@ def secrets(extra_read: tuple[Path, ...] = (), extra_write: tuple[Path, ...] = (
     unreadable = [KIT_ROOT / part for part in PRIVATE] + list(extra_read)
     unwritable = [KIT_ROOT, Path(sys.prefix), *extra_write]
     return [str(p) for p in unreadable if p.exists()], [str(p) for p in unwritable if p.exists()]
-
-
-PRIVATE = ("solutions", "autograder", "build", "tests")  # the kit's folders no student may read
 
 
 def probe_request(tier: str, scratch: Path, device: str, uid: int | None, secret_paths) -> dict:
@@ -179,6 +177,8 @@ def _limits_words(tier: str, hierarchy: Hierarchy | None, found: str, device: st
     words = [found] if hierarchy is not None else []
     if hierarchy is None or not hierarchy.bounds("memory"):
         words.append(f"memory bounded per process ({memory}; memfd, System V shared memory and message queues refused)")
+        if tier != "userns":  # its processes are not the grader's to read (not dumpable, the grader not root)
+            words.append("the memory of its processes together watched")
     if hierarchy is None or not hierarchy.bounds("pids"):
         words.append("processes by RLIMIT_NPROC")
     if tier == "uid":
