@@ -5,21 +5,30 @@ what bounds memory and processes, whether a GPU is there (and, with --device cud
 whether the reference grades on it), whether the kernel nbgrader runs can import the
 kit, and it grades each assignment's reference through the sandbox: anything short of
 full marks means this host cannot grade. It also computes the reference's outputs once
-(the cache every later grading reads), which is why Gradescope's setup.sh runs it.
+(the cache every later grading reads), which is why Gradescope's setup.sh runs it. It
+warns of copies of the solutions that other users can read (in the uid tier, so can a
+student's code).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
+import shlex
 import shutil
+import stat
 import subprocess
 import sys
+import time
+from pathlib import Path
 
+from . import KIT_ROOT
 from . import assignment as assignments
 from .config import GradingConfig
 from .errors import KitError
+from .public import trees
 
 
 def doctor(config: GradingConfig) -> int:
@@ -55,6 +64,7 @@ def doctor(config: GradingConfig) -> int:
             print(f"\nGrading here: refused. {error}")
     finally:
         zygote.close()
+    print(_readable_copies_text())
     print("\nGPU:", _gpu())
     print("nbgrader:", _nbgrader_kernel())
     if problems:
@@ -138,4 +148,81 @@ def kernel_kit_line(python: str, probe: dict) -> str:
         f"{where}, another copy than this one ({KIT_ROOT}, version {__version__}), which grades "
         f"{', '.join(differ)} otherwise: their hidden cells will refuse to score. Run nbgrader from this kit's "
         f".venv (source {KIT_ROOT / '.venv' / 'bin' / 'activate'})"
+    )
+
+
+# ------------------------------------------------------------------ copies of the solutions others can read
+
+SEARCHED = ("/tmp", "/var/tmp", "/home", "/srv", "/opt", "/data", "/autograder")  # besides home and the kit's parent
+SKIPPED = {".git", "node_modules", "__pycache__", ".venv", "venv", "site-packages", "proc", "sys"}
+
+
+def readable_copies(
+    places: list[Path], seconds: float = 10.0, max_depth: int = 8
+) -> tuple[list[tuple[Path, Path]], bool]:
+    """Copies of an assignment's reference (same digest) under places, outside this kit, that every user
+    can read: (the file, what to close), and whether the search ended within its time."""
+    digests = {hashlib.sha256(p.read_bytes()).hexdigest() for p in KIT_ROOT.glob("solutions/*/reference.py")}
+    sizes = {p.stat().st_size for p in KIT_ROOT.glob("solutions/*/reference.py")}
+    deadline = time.monotonic() + seconds
+    found: dict[Path, Path] = {}
+    for place in places:
+        for folder, folders, files in trees.walk(place, max_depth=max_depth + 1):
+            if time.monotonic() > deadline:
+                return sorted(found.items()), False
+            depth = len(folder.relative_to(place).parts)
+            folders[:] = [] if depth >= max_depth else [f for f in folders if f not in SKIPPED]
+            if folder.resolve() == KIT_ROOT:
+                folders[:] = []
+                continue
+            for name in files:
+                path = folder / name
+                try:
+                    info = os.lstat(path)
+                except OSError:
+                    continue
+                if stat.S_ISREG(info.st_mode) and info.st_size in sizes and _readable_by_others(path):
+                    if hashlib.sha256(path.read_bytes()).hexdigest() in digests:
+                        found[path] = _what_to_close(path)
+    return sorted(found.items()), True
+
+
+def _readable_by_others(path: Path) -> bool:
+    """Whether a user with no group of the owner's can read the file: it and every folder above open to others."""
+    try:
+        if not os.stat(path).st_mode & stat.S_IROTH:
+            return False
+        return all(os.stat(folder).st_mode & stat.S_IXOTH for folder in path.parents)
+    except OSError:
+        return False
+
+
+def _what_to_close(path: Path) -> Path:
+    """The checkout a copied solutions/<a>/reference.py belongs to, else the file itself."""
+    if len(path.parts) >= 4 and path.parent.parent.name == "solutions" and path.name == "reference.py":
+        return path.parent.parent.parent
+    return path
+
+
+def _readable_copies_text() -> str:
+    places = [Path.home(), KIT_ROOT.parent, *map(Path, SEARCHED)]
+    places = [p for i, p in enumerate(places) if p.is_dir() and p not in places[:i]]
+    started = time.monotonic()
+    found, complete = readable_copies(places)
+    searched = f"searched {', '.join(map(str, places))} in {time.monotonic() - started:.1f} s" + (
+        "" if complete else ", stopped there: not all of it"
+    )
+    if not found:
+        return f"\nCopies of the solutions other users can read: none found ({searched})"
+    by_target: dict[Path, list[Path]] = {}
+    for path, target in found:
+        by_target.setdefault(target, []).append(path)
+    lines = [
+        f"  {target}{'' if paths == [target] else ' (' + ', '.join(str(p.relative_to(target)) for p in paths) + ')'}: "
+        f"chmod -R go-rwx {shlex.quote(str(target))}"
+        for target, paths in by_target.items()
+    ]
+    return (
+        "\nWARNING: copies of the solutions other users can read (in the uid tier, a student's code can too; "
+        f"{searched}):\n" + "\n".join(lines)
     )

@@ -221,7 +221,7 @@ def _grade_all(
     lms_column_id: str,
     manual_points: Path | None,
 ) -> int:
-    out.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True, mode=0o700)  # the class's results: no other user's, no student uid's
     scratch = tempfile.mkdtemp(prefix="autograder-intake-")
     try:
         intake = read_intake(folder, Path(scratch))
@@ -237,7 +237,10 @@ def _grade_all(
         stopped = ""
         if todo:
             try:
-                status.update(_grade_class(todo, assignment, out, config, jobs, progress, digest, fingers, show_hidden))
+                private = (Path(folder), out)  # closed to the students' uids, or the uid tier is refused
+                status.update(
+                    _grade_class(todo, assignment, out, config, jobs, progress, digest, fingers, show_hidden, private)
+                )
             except KitError as error:  # the grader cannot start here: nobody is graded, nobody gets a score
                 stopped = clean(error, 2000)
                 for s in todo:
@@ -291,11 +294,21 @@ def _infer(intake: Intake) -> Assignment:
 
 
 def _grade_class(
-    todo, assignment, out: Path, config, jobs: int, progress: bool, digest: str, fingers: dict, show_hidden: bool
+    todo,
+    assignment,
+    out: Path,
+    config,
+    jobs: int,
+    progress: bool,
+    digest: str,
+    fingers: dict,
+    show_hidden: bool,
+    private: tuple[Path, ...] = (),
 ) -> dict:
     from ..grade.engine import Grader
+    from ..sandbox.host.tiers import secrets
 
-    with Grader(assignment, config) as grader:
+    with Grader(assignment, config, secret_paths=secrets(extra_read=private)) as grader:
         grader.check_host()  # the reference must get full marks here before any student is graded
         jobs = max(1, min(jobs, len(todo)))
         if jobs == 1:

@@ -13,7 +13,7 @@ clean environment. Needs root. What the tests use it for:
 
 * the "userns" tier: an ordinary account (--user nobody) on this machine;
 * the "uid" tier: root where namespaces are refused (--no-namespaces), with a copy of
-  the kit whose sources no other user can read (--kit).
+  the kit whose sources no other user can read (--kit; ``private_copy`` makes one).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import argparse
 import ctypes
 import os
 import pwd
+import shutil
 import sys
 from pathlib import Path
 
@@ -30,6 +31,25 @@ REPOSITORY = HERE.parent.parent
 CLONE_NEWNS = 0x00020000
 MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
 TARGET = "/opt/kit-python"
+COPIED = ("autograder", "solutions", "release", "tests", "pyproject.toml")
+PRIVATE = ("autograder", "solutions", "tests", "build")  # what no student's uid may read (sandbox.host.tiers.PRIVATE)
+
+
+def private_copy(kit: Path) -> Path:
+    """A copy of this repository's kit at kit (a new folder), its private folders root's alone
+    and the rest readable, as an instructor who closed the kit to other users has it."""
+    kit.mkdir(parents=True)
+    for part in COPIED:
+        source = REPOSITORY / part
+        if source.is_dir():
+            shutil.copytree(source, kit / part, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(source, kit / part)
+    (kit / "build").mkdir()
+    for private in PRIVATE:
+        os.chmod(kit / private, 0o700)
+    os.chmod(kit, 0o755)
+    return kit
 
 
 def main(argv: list[str]) -> int:

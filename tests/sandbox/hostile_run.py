@@ -5,8 +5,9 @@
 grades every hostile submission in a Grader of its own (in whatever host this process
 runs: a seccomp filter that refuses namespaces, a cgroup-v2-only mount namespace, an
 unprivileged user) and writes, per submission, the problems found (an empty list when
-it earned exactly its honest points and left nothing behind), the tier it ran in, and
-the kit's files that changed.
+it earned exactly its honest points, changed nothing in its submission's folder and left
+nothing behind), the tier it ran in, and the kit's files that changed; then grades the
+reference, which must still get full marks.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from autograder import assignment as assignments
 from autograder.public.loader import SubmissionError
 
 HOSTILE = KIT_ROOT / "tests" / "hostile"
+AFTER = "the reference, graded after the hostile set"
 EXPECTED = json.loads((HOSTILE / "expected.json").read_text())
 CONFIG = {"timeout": 3.0, "memory": 1.0, "processes": 32}
 
@@ -61,20 +63,19 @@ def make_submission(mha, name: str, folder: Path) -> Path:
 # ------------------------------------------------------------------ judging
 
 
-TIERS = ("hardened", "userns", "uid", "process")
+TIERS = ("hardened", "userns", "uid", "process")  # a tier's name in a key names the tier, never a word of limits
 
 
 def expected_losses(name: str, isolation: dict, graded: tuple[str, ...]) -> dict[str, str]:
-    """The losses expected on this host: `loses_in` is keyed by tier name or by a word of its limits (RLIMIT_DATA)."""
+    """The losses expected on this host. A key of `loses_in` names the host by words, each the tier's
+    name or a word of its limits ("uid", "RLIMIT_AS": memory bounded per process, "uid RLIMIT_AS":
+    both): the key of most words that all hold here decides, the tier's name before a word of its limits."""
     expected = EXPECTED[name]
-    hosts = expected.get("loses_in", {})
-    words = set(re.findall(r"\w+", isolation.get("limits", "")))
-    key = (
-        isolation.get("tier")
-        if isolation.get("tier") in hosts
-        else next((k for k in hosts if k not in TIERS and k in words), None)
-    )
-    losses = hosts[key] if key else expected["loses"]
+    tier = isolation.get("tier")
+    words = set(re.findall(r"\w+", isolation.get("limits", ""))) - set(TIERS) | {tier}
+    holding = [key.split() for key in expected.get("loses_in", {}) if set(key.split()) <= words]
+    chosen = max(holding, key=lambda key: (len(key), tier in key), default=None)
+    losses = expected["loses_in"][" ".join(chosen)] if chosen else expected["loses"]
     return {n: losses["*"] for n in graded} if "*" in losses else losses
 
 
@@ -104,6 +105,24 @@ def judge(name: str, lost: list[str], report, results_path: Path | None) -> list
     return problems
 
 
+def folder_state(folder: Path) -> dict[str, tuple[int, int, int, int]]:
+    """(mode, owner, size, mtime) of a folder and of everything in it: what grading must not change."""
+    from autograder.public import trees
+
+    state = {}
+    for root, folders, files in trees.walk(folder):
+        for name in [".", *folders, *files]:
+            info = os.lstat(root / name)
+            state[str((root / name).relative_to(folder))] = (info.st_mode, info.st_uid, info.st_size, info.st_mtime_ns)
+    return state
+
+
+def changed_in(folder: Path, before: dict) -> list[str]:
+    after = folder_state(folder)
+    changed = sorted(path for path in set(before) | set(after) if before.get(path) != after.get(path))
+    return [f"grading changed the submission's folder: {changed[:10]}"] if changed else []
+
+
 def kit_files() -> dict[str, tuple[int, int]]:
     """(size, mtime) of every file of the kit, its virtual environment included."""
     found = {}
@@ -120,7 +139,8 @@ def kit_files() -> dict[str, tuple[int, int]]:
 
 
 def leftovers(grader) -> list[str]:
-    """Anything of a student that outlived its grading: processes of its uids, job cgroups, scratch."""
+    """Anything of a student that outlived its grading: processes of its uids, their files in the shared
+    scratch places and System V objects, job cgroups, scratch."""
     import time
 
     from autograder.sandbox.host import uids
@@ -135,6 +155,11 @@ def leftovers(grader) -> list[str]:
         time.sleep(0.05)
     if left:
         problems.append(f"processes {left} of the students' uids")
+    for uid in pool.uids if pool else []:
+        files = [path for path, _ in uids.owned_entries(uid)]
+        objects = uids.ipc_of(uid)
+        if files or objects:
+            problems.append(f"uid {uid} left {files[:5]} and System V objects {objects[:5]}")
     hierarchy = grader.isolation.hierarchy
     if hierarchy is not None:
         for parent in hierarchy.parents.values():
@@ -175,15 +200,21 @@ def main(argv=None) -> int:
         for name in args.only or sorted(EXPECTED):
             folder = work / name.replace("/", "_")
             folder.mkdir(parents=True)
+            submission = make_submission(mha, name, folder)
+            state = folder_state(folder)
             try:
-                report = grader.grade(make_submission(mha, name, folder))
+                report = grader.grade(submission)
             except SubmissionError as error:
                 wanted = EXPECTED[name].get("not_graded")
                 report_of[name] = [] if wanted and wanted in str(error) else [f"not graded: {error}"]
                 continue
+            problems = changed_in(folder, state)
             results = write_results(report, folder / "out")
             lost = sorted(n for n, (s, m) in report.by_name().items() if s < m)
-            report_of[name] = judge(name, lost, report, results) + leftovers(grader)
+            report_of[name] = judge(name, lost, report, results) + problems + leftovers(grader)
+        report = grader.grade(mha.reference_path)
+        lost = sorted(n for n, (s, m) in report.by_name().items() if s < m)
+        report_of[AFTER] = [f"lost {lost}"] if lost else []
     after = kit_files()
     changed = sorted(path for path in set(before) | set(after) if before.get(path) != after.get(path))
     Path(args.out).write_text(json.dumps({"tier": tier, "problems": report_of, "changed": changed}, indent=1))

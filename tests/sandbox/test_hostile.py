@@ -3,8 +3,8 @@
 Each .py file of tests/hostile/ is appended to the reference (see its README); each
 folder there is a whole submission. For each: the points lost are exactly those of
 expected.json, with the feedback saying what happened; results.json is the grader's
-own; no process of the student is left; no cgroup or scratch folder is left; and no
-file of the kit changed. Here in the strongest tier this machine gives; the other tiers
+own; its submission's folder is as it was; no process, file or System V object of the
+student is left; no cgroup or scratch folder is left; and no file of the kit changed. Here in the strongest tier this machine gives; the other tiers
 (tests/sandbox/test_tiers.py) run the same set through tests/sandbox/hostile_run.py.
 """
 
@@ -44,11 +44,18 @@ def test_hostile_submission(mha, grader, before, name, tmp_path):
         with pytest.raises(SubmissionError, match=hostile_run.EXPECTED[name]["not_graded"]):
             grader.grade(submission)
         return
+    state = hostile_run.folder_state(tmp_path)
     report = grader.grade(submission)
+    assert hostile_run.changed_in(tmp_path, state) == []
     results = write_results(report, tmp_path / "out")
     problems = hostile_run.judge(name, lost_names(report), report, results)
     assert not problems, problems
     assert hostile_run.leftovers(grader) == [], "something of the student outlived its grading"
+
+
+def test_the_next_submission_is_graded_as_usual(mha, grader):
+    """After the whole hostile set (deep trees, hoards, secrets left behind): does the reference get full marks?"""
+    assert lost_names(grader.grade(mha.reference_path)) == []
 
 
 def test_nothing_of_the_kit_changed(before):

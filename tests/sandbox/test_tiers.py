@@ -22,7 +22,10 @@ from autograder.config import GradingConfig
 from autograder.errors import KitError
 from autograder.grade.engine import Grader
 from autograder.sandbox.host import tiers, uids
+from autograder.sandbox.host.cgroups import Hierarchy
 from autograder.sandbox.host.client import Zygote
+
+from ..hosts.kit_python import PRIVATE, private_copy
 
 HOSTS = KIT_ROOT / "tests" / "hosts"
 ROOT = os.geteuid() == 0
@@ -79,25 +82,15 @@ def test_an_ordinary_account_gets_the_userns_tier(shared_out):
     needs_root()
     report = hostile_set([sys.executable, str(HOSTS / "kit_python.py"), "--user", "nobody", "--"], shared_out)
     assert_clean(report, "userns")
-    assert "RLIMIT_DATA" in report["tier"]["limits"]  # no cgroup is delegated to nobody here: said so
+    assert "RLIMIT_AS" in report["tier"]["limits"]  # no cgroup is delegated to nobody here: said so
 
 
 @pytest.mark.slow
 def test_a_container_that_refuses_namespaces_gets_the_uid_tier(tmp_path):
     """As root where namespaces are refused, with the kit unreadable to others: the uid tier holds the hostile set."""
     needs_root()
-    kit = tmp_path / "kit"
-    for part in ("autograder", "solutions", "release", "tests", "pyproject.toml"):
-        source = KIT_ROOT / part
-        (
-            shutil.copytree(source, kit / part, ignore=shutil.ignore_patterns("__pycache__"))
-            if source.is_dir()
-            else shutil.copy(source, kit / part)
-        )
-    for private in ("autograder", "solutions"):
-        os.chmod(kit / private, 0o700)
+    kit = private_copy(tmp_path / "kit")
     os.chmod(tmp_path, 0o755)
-    os.chmod(kit, 0o755)
     out = tmp_path / "report.json"
     report = hostile_set(
         [sys.executable, str(HOSTS / "kit_python.py"), "--kit", str(kit), "--no-namespaces", "--"], out, kit=kit
@@ -107,13 +100,32 @@ def test_a_container_that_refuses_namespaces_gets_the_uid_tier(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_container_without_cgroups_gets_the_uid_tier_bounded_by_rlimits(tmp_path):
+    """Where namespaces are refused and no cgroup bounds memory (cgroup2 alone, its controllers held by v1
+    here): the uid tier, memory bounded by RLIMIT_AS and the seccomp filter, its files watched; said so."""
+    needs_root()
+    kit = private_copy(tmp_path / "kit")
+    os.chmod(tmp_path, 0o755)
+    out = tmp_path / "report.json"
+    command = [sys.executable, str(HOSTS / "cgroup2_only.py"), "--", sys.executable, str(HOSTS / "kit_python.py")]
+    report = hostile_set([*command, "--kit", str(kit), "--no-namespaces", "--"], out, kit=kit)
+    assert_clean(report, "uid")
+    assert "RLIMIT_AS" in report["tier"]["limits"] and "/dev/shm" in report["tier"]["limits"]
+
+
+def test_the_simulated_kit_copy_closes_what_the_tiers_keep_private():
+    """Does tests/hosts/kit_python.py close the same folders of its kit copy that the uid tier checks?"""
+    assert set(PRIVATE) == set(tiers.PRIVATE)
+
+
+@pytest.mark.slow
 def test_a_cgroup2_only_host_still_gets_the_hardened_tier(tmp_path):
     """Where cgroup2 is the only cgroup file system: hardened, job cgroups for CPU time and kill, rlimits for what they cannot bound."""
     needs_root()
     out = tmp_path / "report.json"
     report = hostile_set([sys.executable, str(HOSTS / "cgroup2_only.py"), "--", sys.executable], out)
     assert_clean(report, "hardened")
-    assert report["tier"]["limits"].startswith("cgroup v2")
+    assert report["tier"]["limits"].startswith("cgroup v2") and "RLIMIT_AS" in report["tier"]["limits"]
 
 
 def test_without_any_tier_grading_refuses_and_says_why(monkeypatch):
@@ -125,6 +137,22 @@ def test_without_any_tier_grading_refuses_and_says_why(monkeypatch):
             tiers.choose(zygote)
         isolation = tiers.choose(zygote, allow_unsandboxed=True)
         assert isolation.tier == "process" and "NOT isolated" in isolation.describe()
+    finally:
+        zygote.close()
+
+
+def test_cuda_is_graded_only_where_a_cgroup_bounds_memory():
+    """With --device cuda, is a tier whose memory no cgroup bounds refused, saying why and what to do, and the
+    same tier on the CPU path bounded by RLIMIT_AS and said so?"""
+    needs_root()
+    zygote = Zygote(torch=False)
+    no_memory = Hierarchy(2, {"": Path("/nonexistent")}, frozenset({"pids", "cpu"}))
+    try:
+        isolation, reason = tiers.attempt(zygote, "uid", "cuda", ([], []), no_memory)
+        assert isolation is None and "only a cgroup bounds every kind of memory" in reason and "--device cpu" in reason
+        isolation, reason = tiers.attempt(zygote, "uid", "cpu", ([], []), no_memory)
+        assert isolation is not None and "RLIMIT_AS" in isolation.limits, reason
+        isolation.close()
     finally:
         zygote.close()
 

@@ -1,7 +1,12 @@
-"""The uid tier's sweep of what a student's uid left in the shared scratch places."""
+"""The uid tier's sweep of what a student's uid left behind (files in the shared scratch places, System V
+objects), and its count of what a uid holds there while it runs."""
 
+import ctypes
 import os
+import signal
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -46,3 +51,84 @@ def test_the_sweep_removes_a_uids_tree_deeper_than_recursion_and_nothing_else(tm
     assert sorted(p.name for p in place.iterdir()) == ["shared"]
     assert [p.name for p in (place / "shared").iterdir()] == ["kept"]
     assert (tmp_path / "tmp").is_dir()  # the link's target, the test's own folder, is untouched
+
+
+def as_uid(uid: int, work) -> int:
+    """Fork a child that runs work() as uid (its group the same number), then waits to be killed; its pid."""
+    ready_read, ready_write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            work()
+        finally:
+            os.write(ready_write, b"x")
+            signal.pause()
+            os._exit(0)
+    os.read(ready_read, 1)
+    os.close(ready_read)
+    os.close(ready_write)
+    return pid
+
+
+def end(pid: int) -> None:
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+
+
+def make_ipc_objects() -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.shmget(0, ctypes.c_size_t(4096), 0o1000 | 0o600) >= 0  # IPC_PRIVATE, IPC_CREAT
+    assert libc.semget(0, 1, 0o1000 | 0o600) >= 0
+    assert libc.msgget(0, 0o1000 | 0o600) >= 0
+
+
+def test_the_sweep_removes_the_uids_system_v_objects_and_no_others():
+    """Are the segment, semaphore set and message queue a uid made removed, and another uid's kept?"""
+    children = [as_uid(uid, make_ipc_objects) for uid in (STUDENT, OTHER)]
+    try:
+        assert sorted(kind for kind, _ in uids.ipc_of(STUDENT)) == ["msg", "sem", "shm"]
+        uids.remove_ipc_of(STUDENT)
+        assert uids.ipc_of(STUDENT) == [] and len(uids.ipc_of(OTHER)) == 3
+    finally:
+        for child in children:
+            end(child)
+        uids.remove_ipc_of(STUDENT)
+        uids.remove_ipc_of(OTHER)
+    assert uids.ipc_of(OTHER) == []
+
+
+def test_usage_counts_a_uids_files_in_the_places_and_those_it_deleted_but_holds():
+    """Are its file (1 MiB), its folder's file (2 MiB) and a deleted file it keeps open (3 MiB) counted, another uid's not?"""
+    MiB = 1024**2
+    place = Path(tempfile.mkdtemp(prefix="kit-usage-"))  # where the uid can reach (pytest's folders are root's)
+    os.chmod(place, 0o755)
+    (place / "shared").mkdir(parents=True)
+    os.chmod(place / "shared", 0o1777)
+    for path, size, owner in (
+        (place / "shared" / "mine", MiB, STUDENT),
+        (place / "folder" / "inside", 2 * MiB, STUDENT),
+        (place / "shared" / "theirs", 4 * MiB, OTHER),
+    ):
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(b"\1" * size)
+        os.chown(path, owner, owner)
+    os.chown(place / "folder", STUDENT, STUDENT)
+
+    def hold_a_deleted_file():
+        fd = os.open(place / "shared" / "held", os.O_RDWR | os.O_CREAT, 0o600)
+        os.unlink(place / "shared" / "held")
+        os.write(fd, b"\1" * 3 * MiB)
+
+    child = as_uid(STUDENT, hold_a_deleted_file)
+    try:
+        counted = uids.usage_of(STUDENT, 1 << 40, places=(str(place),))
+        stopped = uids.usage_of(STUDENT, MiB // 2, places=(str(place),))
+    finally:
+        end(child)
+        trees.remove_tree(place)
+    # Each file's blocks, at least a page per entry (disk.cost): the file system adds at most a few pages.
+    assert 6 * MiB <= counted <= 6 * MiB + 16 * 4096
+    assert MiB // 2 <= stopped < 3 * MiB  # it stops at the first file past its budget: the 1 or 2 MiB one

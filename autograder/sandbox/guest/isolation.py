@@ -19,8 +19,11 @@ machine allows); each is entered here, in the student's process, before its code
 In "hardened" and "userns" the process forks: the student's code runs in the PID
 namespace's first process, and this one stays outside as its warden, which kills the
 whole namespace on SIGTERM (from the host) or when the zygote goes away. Every tier
-ends with limits (rlimits where no cgroup bounds the tree), no way to regain
-privileges (no_new_privs) and a clean environment (CI secrets stay with the grader).
+ends with limits (rlimits where no cgroup bounds the tree: on the CPU path RLIMIT_AS,
+which counts every mapping, shared ones included), no way to regain privileges
+(no_new_privs), a seccomp filter (guest/seccomp.py: where no cgroup counts memory, what
+lives outside any mapping is refused) and a clean environment (CI secrets stay with the
+grader).
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ import platform
 import resource
 import signal
 import sys
+
+from . import seccomp
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
@@ -135,9 +140,18 @@ def _limit(which: int, value: int) -> None:
 
 def data_now() -> int:
     """This process's private writable memory now (VmData): what RLIMIT_DATA counts."""
+    return _status_bytes("VmData")
+
+
+def address_space_now() -> int:
+    """This process's whole address space now (VmSize): what RLIMIT_AS counts."""
+    return _status_bytes("VmSize")
+
+
+def _status_bytes(key: str) -> int:
     with open("/proc/self/status") as status:
         for line in status:
-            if line.startswith("VmData:"):
+            if line.startswith(key + ":"):
                 return int(line.split()[1]) * 1024
     return 0
 
@@ -171,6 +185,7 @@ def enter(request: dict) -> None:
     _apply_limits(request)
     _call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     _call("prctl", PR_SET_DUMPABLE, 0, 0, 0, 0)  # no ptrace, no /proc/<pid>/mem from outside
+    _refuse_unbounded_calls(request)
     clean_environment(request["device"])
     if tier == "uid":
         os.environ.update(
@@ -346,15 +361,38 @@ def _drop_capabilities() -> None:
 def _apply_limits(request: dict) -> None:
     limits = request["limits"]
     if request.get("rlimit_memory"):
-        # RLIMIT_DATA counts private writable memory (heap, tensors), not address space
-        # merely reserved, so CUDA's large reservations still fit.
+        # No cgroup counts this process's memory. RLIMIT_DATA counts private writable
+        # memory (heap, tensors); on the CPU path RLIMIT_AS counts every mapping besides
+        # (shared anonymous memory, /dev/zero, files and memfds mapped, System V segments
+        # attached): CPU PyTorch reserves little address space (about 0.6 GiB with
+        # matplotlib, all of it counted in the base). CUDA reserves far more than it
+        # uses, so on that path only a cgroup bounds memory (sandbox/host/tiers.py).
         _limit(resource.RLIMIT_DATA, data_now() + limits["memory_bytes"])
+        if not request["device"].startswith("cuda"):
+            _limit(resource.RLIMIT_AS, address_space_now() + limits["memory_bytes"])
+    _limit(resource.RLIMIT_MSGQUEUE, 0)  # no POSIX message queue: in the uid tier one would outlive the student
     if request.get("rlimit_processes"):
         _limit(resource.RLIMIT_NPROC, limits["processes"])
     _limit(resource.RLIMIT_CPU, int(limits["cpu_seconds"]) + 1)  # a backstop; the host counts each name's share
     _limit(resource.RLIMIT_CORE, 0)
     _limit(resource.RLIMIT_FSIZE, limits["file_bytes"])
     _limit(resource.RLIMIT_NOFILE, 256)
+
+
+def refused_calls(request: dict) -> tuple[str, ...]:
+    """What the seccomp filter refuses: the keyrings always; where no cgroup counts memory
+    (on the CPU path, the only one graded so), what lives outside any mapping."""
+    unbounded = request.get("rlimit_memory") and not request["device"].startswith("cuda")
+    return seccomp.KEYRINGS + (seccomp.UNMAPPED_MEMORY if unbounded else ())
+
+
+def _refuse_unbounded_calls(request: dict) -> None:
+    if request["tier"] == "process" and not seccomp.supported():
+        return  # a plain process, said so in the results: no filter on a machine it does not know
+    try:
+        seccomp.install(refused_calls(request))
+    except seccomp.FilterError as error:
+        raise SandboxError(str(error)) from None
 
 
 # ------------------------------------------------------------------ what this machine allows
@@ -387,9 +425,12 @@ def probe_tier(request: dict) -> str | None:
 
 
 def _reachable(path: str, mode: int) -> bool:
-    """Whether this process can open path for reading (or writing, or list it, for a folder)."""
+    """Whether this process can open path for reading (or writing), or list or enter it, for a folder:
+    a folder it may enter but not list still gives away every file whose name it can guess."""
     try:
         if mode == os.R_OK and os.path.isdir(path):
+            if os.access(path, os.X_OK):
+                return True
             os.listdir(path)
             return True
         return os.access(path, mode)

@@ -318,6 +318,10 @@ class Hierarchy:
             return JobCgroupV1(self.parents, name, limits)
         return JobCgroupV2(self.parents[""], name, limits, self.controllers)
 
+    def bounds(self, controller: str) -> bool:
+        """Whether the job cgroups made here bound this ("memory", "pids")."""
+        return controller in (self.parents if self.version == 1 else self.controllers)
+
     def describe(self) -> str:
         if self.version == 1:
             return "cgroup v1 (" + ", ".join(sorted(self.parents)) + ")"

@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Callable
 
+from ... import KIT_ROOT
 from ...errors import KitError
 from ...public import wire
 
@@ -28,9 +29,13 @@ POLL = 0.05  # seconds between checks of a running exchange (CPU time, scratch s
 
 
 def zygote_environment() -> dict[str, str]:
-    """Only what Python, PyTorch and a GPU need: CI secrets in this environment never reach a student."""
+    """Only what Python, PyTorch and a GPU need: CI secrets in this environment never reach a student.
+
+    The kit's folder leads PYTHONPATH: the zygote starts in "/", and imports the kit from
+    where this process did (an editable install, or a run from the kit's folder)."""
     env = {key: os.environ[key] for key in PASSED_ON if key in os.environ}
-    return {**env, "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg"}
+    path = os.pathsep.join([str(KIT_ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    return {**env, "PYTHONPATH": path, "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg"}
 
 
 class Zygote:
@@ -47,7 +52,9 @@ class Zygote:
             self.process, self.sock, self.start_timeout, self._ready = None, sock, start_timeout, True
             return
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        arguments = [sys.executable, "-m", "autograder.sandbox.guest.zygote", str(theirs.fileno())]
+        # -B, and "/" for its working folder: it writes no bytecode anywhere, and imports nothing from
+        # the folder the grader was started in (which may be a student's).
+        arguments = [sys.executable, "-B", "-m", "autograder.sandbox.guest.zygote", str(theirs.fileno())]
         arguments += (["--torch"] if torch else []) + list(probes)
         self.process = subprocess.Popen(
             arguments,
@@ -56,6 +63,7 @@ class Zygote:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             env=zygote_environment(),
+            cwd="/",
         )
         theirs.close()
         self.sock = ours

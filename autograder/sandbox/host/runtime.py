@@ -63,11 +63,11 @@ class Runtime:
     scratch_root: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="autograder-")))
 
     def submission_folder(self) -> Path:
-        """A fresh folder for one submission's copy and its processes' scratch."""
+        """A fresh folder for one submission's copy and its processes' scratch, the grader's alone
+        (in the uid tier the session opens it to the uid of each process it starts, and to no other)."""
         folder = Path(tempfile.mkdtemp(prefix="submission-", dir=self.scratch_root))
         if self.isolation.tier == "uid":
             os.chmod(self.scratch_root, 0o711)
-            os.chmod(folder, 0o711)
         return folder
 
     def close(self) -> None:

@@ -6,7 +6,9 @@ code that sleeps. When checking a name hangs, crashes, overflows or runs out of 
 the student's processes are killed, that name fails with what happened, and the next
 name starts a fresh process: the other names keep their points. What happened is
 measured here (CPU time, the cgroup's out-of-memory count, the zygote's account of the
-exit), never taken from the student.
+exit, and where no size-limited file system holds its files, what they take: its
+scratch, and in the uid tier its uid's files in the shared scratch places), never taken
+from the student.
 
 A name's probes go to the student's process in one exchange (``prefetch``); a probe
 not asked for in advance costs an exchange of its own.
@@ -27,7 +29,7 @@ import numpy as np
 from ...public import trees, wire
 from ...public.loader import Entry
 from ..guest.isolation import INSIDE
-from . import uids
+from . import disk, uids
 from .cgroups import JobCgroup
 from .client import Died, StudentProcess, Timeout, TooLarge
 from .runtime import Runtime
@@ -171,7 +173,7 @@ class Session:
     def _error_text(self, error) -> str:
         text = str(error)[:4000]
         head = text.split(":")[0]
-        if "MemoryError" in head or "can't allocate memory" in text[:300]:
+        if "MemoryError" in head or any(words in text[:300] for words in ("can't allocate memory", "[Errno 12]")):
             return f"used more than {self.limits.describe_memory()} of memory ({text[:300]})"
         return text
 
@@ -181,10 +183,36 @@ class Session:
             if used > budget:
                 raise _OverBudget(f"used more than {budget:g} s of CPU time")
             if self._scratch is not None and self.runtime.isolation.tier in ("uid", "process"):
-                if _size(self._scratch, self.limits.scratch_bytes + 1) > self.limits.scratch_bytes:
+                if self._files_held(self.limits.scratch_bytes + 1) > self.limits.scratch_bytes:
                     raise _OverBudget(f"wrote more than {self.limits.scratch_bytes // 2**20} MiB of files")
+            if self._job is not None and self._job.memory:
+                if self._job.out_of_memory():  # a process of it was killed for memory: a fork, say
+                    raise _OverBudget(f"used more than {self.limits.describe_memory()} of memory")
+            elif self._memory() > self.limits.memory_bytes:
+                raise _OverBudget(f"used more than {self.limits.describe_memory()} of memory in its processes together")
 
         return watch
+
+    def _memory(self) -> int:
+        """Memory of the student's processes together, where no cgroup counts it (rlimits bound each alone)."""
+        return sum(_memory_of(pid) for pid in self._pids())
+
+    def _pids(self) -> list[int]:
+        """The student's processes: its uid's in the uid tier, else the tree of the process the zygote forked."""
+        if self._process is None:
+            return []
+        if self._uid is not None and self.runtime.isolation.tier == "uid":
+            return uids.processes_of(self._uid)
+        return _tree(self._process.pid)
+
+    def _files_held(self, stop_at: int) -> int:
+        """What the student's files hold where no size-limited file system bounds them: its scratch,
+        and in the uid tier what its uid holds in the shared scratch places."""
+        assert self._scratch is not None  # the watch runs only once the process has one
+        held = disk.held_under(self._scratch, stop_at)
+        if held < stop_at and self._uid is not None and self.runtime.isolation.tier == "uid":
+            held += uids.usage_of(self._uid, stop_at - held)
+        return held
 
     def _cpu(self) -> float:
         """CPU seconds used by the student's process tree so far (its cgroup's, or summed from /proc)."""
@@ -192,13 +220,7 @@ class Session:
             seconds = self._job.cpu_seconds()
             if seconds is not None:
                 return seconds
-        if self._process is None:
-            return 0.0
-        if self._uid is not None and self.runtime.isolation.tier == "uid":
-            pids = uids.processes_of(self._uid)
-        else:
-            pids = _tree(self._process.pid)
-        return sum(_cpu_of(pid) for pid in pids)
+        return sum(_cpu_of(pid) for pid in self._pids())
 
     def _death(self, when: str) -> str:
         """Why the process is gone, from what the grader itself can see."""
@@ -284,7 +306,9 @@ class Session:
             request["uid"] = self._uid
         if isolation.tier == "uid":
             assert self._uid is not None  # drawn just above
-            os.chmod(self.folder, 0o711)
+            # The copy and the scratch: reachable by this uid alone (its group), none by other students.
+            os.chown(self.folder, -1, self._uid)
+            os.chmod(self.folder, 0o710)
             os.chmod(self._scratch, 0o711)
             os.chown(self._scratch / "work", self._uid, self._uid)
             os.chmod(self._scratch / "work", 0o700)
@@ -312,6 +336,7 @@ class Session:
         if tier == "uid" and self._uid is not None:
             uids.kill_all(self._uid)
             uids.remove_files_of(self._uid)
+            uids.remove_ipc_of(self._uid)
         if self._scratch is not None:
             trees.remove_tree(self._scratch)
             self._scratch = None
@@ -373,6 +398,17 @@ def _tree(pid: int) -> list[int]:
     return found
 
 
+def _memory_of(pid: int) -> int:
+    """A process's proportional share of the anonymous and shared memory it maps (pages it shares with
+    its forks divided among them), in bytes; 0 when it is gone or not ours to read (the userns tier's
+    processes are not dumpable, and the memory they share with the zygote would count in full otherwise)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as rollup:
+            return sum(int(line.split()[1]) * 1024 for line in rollup if line.startswith(("Pss_Anon:", "Pss_Shmem:")))
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def _cpu_of(pid: int) -> float:
     """utime + stime of a process and of its children it has reaped, in seconds."""
     try:
@@ -382,20 +418,3 @@ def _cpu_of(pid: int) -> float:
         return ticks / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
         return 0.0
-
-
-def _size(folder: Path, stop_at: int) -> int:
-    """Bytes under folder, counting no further than stop_at."""
-    total = 0
-    try:
-        for root, _, files in trees.walk(folder, max_depth=4096):
-            for name in files:
-                try:
-                    total += os.lstat(root / name).st_blocks * 512
-                except OSError:
-                    continue
-                if total >= stop_at:
-                    return total
-    except trees.TreeTooDeep:  # 4096 folders deep is itself a disk filled with folders
-        return max(total, stop_at)
-    return total

@@ -12,6 +12,7 @@ for the results and for ``python -m autograder doctor``.
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 import tempfile
 from pathlib import Path
@@ -22,9 +23,10 @@ from ...public import trees
 from .cgroups import Hierarchy, find_hierarchy
 from .client import Zygote
 from .runtime import TIER_WORDS, Isolation
-from .uids import UidPool
+from .uids import SHARED_SCRATCH, UidPool
 
 TIERS = ("hardened", "userns", "uid", "process")
+PRIVATE = ("solutions", "autograder", "build", "tests")  # the kit's folders no student may read
 
 
 def candidates(wanted: str, allow_unsandboxed: bool) -> list[str]:
@@ -40,8 +42,12 @@ def candidates(wanted: str, allow_unsandboxed: bool) -> list[str]:
 
 
 def secrets(extra_read: tuple[Path, ...] = (), extra_write: tuple[Path, ...] = ()) -> tuple[list[str], list[str]]:
-    """(what a student must not read, what it must not write): the kit's sources, its environment."""
-    unreadable = [KIT_ROOT / "solutions", KIT_ROOT / "autograder", *extra_read]
+    """(what a student must not read, what it must not write): the kit's sources, its environment.
+
+    Unreadable: the solutions and the graders, the reference's outputs cached in build/,
+    and the tests (their held-out and fairness sets are working implementations); the
+    caller adds its own (grade-all: the class's export and its --out folder)."""
+    unreadable = [KIT_ROOT / part for part in PRIVATE] + list(extra_read)
     unwritable = [KIT_ROOT, Path(sys.prefix), *extra_write]
     return [str(p) for p in unreadable if p.exists()], [str(p) for p in unwritable if p.exists()]
 
@@ -96,17 +102,37 @@ def attempt(
     if reason is not None:
         if pool is not None:
             pool.close()
-        if tier == "uid" and "it could read" in reason:
-            reason += f" (make the kit unreadable to other users, e.g. chmod -R go-rwx {KIT_ROOT}/solutions {KIT_ROOT}/autograder: the student's uid must read nothing of it)"
-        return None, reason
+        return None, _with_fix(reason, secret_paths[0])
     owns = hierarchy is None
     if tier != "process" and hierarchy is None:
         hierarchy, found = find_hierarchy()
     else:
         found = hierarchy.describe() if hierarchy is not None else ""
+    memory = tier != "process" and hierarchy is not None and hierarchy.bounds("memory")
+    if device.startswith("cuda") and tier != "process" and not memory:
+        if pool is not None:
+            pool.close()
+        if hierarchy is not None and owns:
+            hierarchy.close()
+        return None, (
+            f"with --device cuda only a cgroup bounds every kind of memory, and none does here ({found}): CUDA "
+            "reserves more address space than RLIMIT_AS could allow, and its driver makes memfds; give the "
+            "grader a cgroup with the memory controller (root, or a delegated cgroup v2), or grade with --device cpu"
+        )
     return Isolation(
-        tier, _limits_words(tier, hierarchy, found), "", hierarchy if tier != "process" else None, pool, owns
+        tier, _limits_words(tier, hierarchy, found, device), "", hierarchy if tier != "process" else None, pool, owns
     ), ""
+
+
+def _with_fix(reason: str, unreadable: list[str]) -> str:
+    """The probe's reason, with the command that closes what the student's uid could read."""
+    readable = [path for path in unreadable if f"it could read {path}" in reason]
+    if not readable:
+        return reason
+    return (
+        f"{reason} (make it unreadable to other users, e.g. chmod -R go-rwx {' '.join(map(shlex.quote, readable))}: "
+        "the student's uid must read nothing of the kit or of other students)"
+    )
 
 
 def choose(
@@ -142,12 +168,19 @@ def choose(
     raise KitError(f"no isolation tier works on this host:\n{tried}{hint}")
 
 
-def _limits_words(tier: str, hierarchy: Hierarchy | None, found: str) -> str:
+def _limits_words(tier: str, hierarchy: Hierarchy | None, found: str, device: str = "cpu") -> str:
+    """What bounds the student's memory and processes in this tier, in the words the results carry."""
+    cuda = device.startswith("cuda")
+    memory = "RLIMIT_DATA" if cuda else "RLIMIT_AS, every mapping counted"
     if tier == "process":
-        return "rlimits per process (memory by RLIMIT_DATA, processes by RLIMIT_NPROC)"
-    if hierarchy is not None and hierarchy.version == 1:
-        return found
-    if hierarchy is not None and {"memory", "pids"} <= set(hierarchy.controllers):
-        return found
-    rest = "memory bounded per process (RLIMIT_DATA), processes by RLIMIT_NPROC"
-    return f"{found}; {rest}" if hierarchy is not None else f"{rest} ({found})"
+        return f"rlimits per process (memory by {memory}, processes by RLIMIT_NPROC)"
+    words = [found] if hierarchy is not None else []
+    if hierarchy is None or not hierarchy.bounds("memory"):
+        words.append(f"memory bounded per process ({memory}; memfd, System V shared memory and message queues refused)")
+        if tier != "userns":  # its processes are not the grader's to read (not dumpable, the grader not root)
+            words.append("the memory of its processes together watched")
+    if hierarchy is None or not hierarchy.bounds("pids"):
+        words.append("processes by RLIMIT_NPROC")
+    if tier == "uid":
+        words.append(f"its files in {', '.join(SHARED_SCRATCH)} counted with its scratch")
+    return "; ".join(words) + ("" if hierarchy is not None else f" ({found})")

@@ -3,23 +3,30 @@
 A grader running as root takes a block of uids from 61000 up, each held by an
 exclusive lock on a file in a root-only folder for as long as the grader lives:
 another grader on the same host takes another block, so the two never see (or kill)
-each other's students. After a student, every process of its uid is killed and the
-files it left in the shared scratch places are removed.
+each other's students. After a student, every process of its uid is killed, and what
+it left behind is removed: its files in the shared scratch places (POSIX shared
+memory is files in /dev/shm) and its System V shared-memory segments, semaphore sets
+and message queues. Uids are reused, so nothing of one student is left for the next.
+While a student runs, what it holds in the shared places is counted (``usage_of``).
 """
 
 from __future__ import annotations
 
+import ctypes
 import fcntl
 import os
 import signal
 import stat
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from ...public import trees
+from .disk import cost, held_under
 
 BASE, SPAN = 61000, 4000  # the uids the kit may use: 61000 to 64999
-SHARED_SCRATCH = ("/tmp", "/var/tmp", "/dev/shm")
+SHARED_SCRATCH = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")  # where any uid may write on most hosts
+IPC_RMID = 0
 
 
 def _lock_folder() -> Path:
@@ -107,11 +114,11 @@ def kill_all(uid: int, timeout: float = 10.0) -> None:
             time.sleep(0.002)
 
 
-def remove_files_of(uid: int, places=SHARED_SCRATCH, max_depth: int = 64) -> None:
-    """Delete what the uid left in the shared scratch places, never following a link.
+def owned_entries(uid: int, places=SHARED_SCRATCH, max_depth: int = 64) -> Iterator[tuple[str, os.stat_result]]:
+    """Each entry the uid owns in the shared places (a folder of its own named, not entered), never following a link.
 
-    Whatever the uid owns is removed whole, however deep (trees.remove_tree keeps no
-    recursion); folders of others are searched no more than max_depth levels down.
+    Only folders the uid could write into are searched (world-writable ones, its own
+    group's, no deeper than max_depth): nowhere else can it have made anything.
     """
     for place in places:
         try:
@@ -134,6 +141,81 @@ def remove_files_of(uid: int, places=SHARED_SCRATCH, max_depth: int = 64) -> Non
                 if info.st_dev != device:
                     continue
                 if info.st_uid == uid:
-                    trees.remove_tree(entry.path)
-                elif stat.S_ISDIR(info.st_mode) and depth < max_depth:
+                    yield entry.path, info
+                elif stat.S_ISDIR(info.st_mode) and depth < max_depth and _writable_by(uid, info):
                     pending.append((entry.path, depth + 1))
+
+
+def _writable_by(uid: int, info: os.stat_result) -> bool:
+    return bool(info.st_mode & stat.S_IWOTH) or (info.st_gid == uid and bool(info.st_mode & stat.S_IWGRP))
+
+
+def remove_files_of(uid: int, places=SHARED_SCRATCH) -> None:
+    """Delete what the uid left in the shared scratch places, however deep (trees.remove_tree keeps no recursion)."""
+    for path, _ in list(owned_entries(uid, places)):
+        trees.remove_tree(path)
+
+
+def usage_of(uid: int, stop_at: int, places=SHARED_SCRATCH) -> int:
+    """Bytes the uid holds in the shared places, and in files its processes keep open after deleting
+    them (memfds included), counting no further than stop_at."""
+    total = 0
+    for path, info in owned_entries(uid, places):
+        total += held_under(path, stop_at - total) if stat.S_ISDIR(info.st_mode) else cost(info)
+        if total >= stop_at:
+            return total
+    seen = set()
+    for pid in processes_of(uid):
+        try:
+            descriptors = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in descriptors:
+            try:
+                info = os.stat(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode) and info.st_nlink == 0 and (info.st_dev, info.st_ino) not in seen:
+                seen.add((info.st_dev, info.st_ino))
+                total += cost(info)
+                if total >= stop_at:
+                    return total
+    return total
+
+
+# ------------------------------------------------------------------ System V IPC
+
+IPC_KINDS = {"shm": "shmid", "sem": "semid", "msg": "msqid"}  # each kind's file in /proc/sysvipc, and its id column
+
+
+def ipc_of(uid: int) -> list[tuple[str, int]]:
+    """(kind, id) of every System V object the uid owns or created, from /proc/sysvipc."""
+    found = []
+    for kind, id_column in IPC_KINDS.items():
+        try:
+            lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()
+        except OSError:
+            continue
+        if not lines:
+            continue
+        columns = lines[0].split()
+        for line in lines[1:]:
+            row = dict(zip(columns, line.split()))
+            try:
+                if int(row["uid"]) == uid or int(row["cuid"]) == uid:
+                    found.append((kind, int(row[id_column])))
+            except (KeyError, ValueError):
+                continue
+    return found
+
+
+def remove_ipc_of(uid: int) -> None:
+    """Remove the uid's System V shared-memory segments, semaphore sets and message queues."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for kind, ident in ipc_of(uid):
+        if kind == "shm":
+            libc.shmctl(ident, IPC_RMID, None)
+        elif kind == "sem":
+            libc.semctl(ident, 0, IPC_RMID)
+        else:
+            libc.msgctl(ident, IPC_RMID, None)
