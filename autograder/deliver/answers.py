@@ -13,10 +13,11 @@ after ``grade-all``, which writes, beside summary.csv:
 
 The TA fills a copy of the template and passes it back with ``grade-all ... --manual-points
 FILE``; summary.csv then has a column per question, ``written`` (their sum) and ``total``
-(the automatic score plus the written points), the number an LMS grade file reads. Until
-every written answer of a student has its points, ``written`` and ``total`` stay blank and
-``written_status`` says how many points are graded by hand and not included: an automatic
-score never counts them silently as zero.
+(the automatic score plus the written points), the number an LMS grade file reads. A
+question left as handed out gets 0, as nbgrader gives it (nothing to grade), and
+``written_status`` says so. Until every written answer of a student has its points,
+``written`` and ``total`` stay blank and ``written_status`` says how many points are
+graded by hand and not included: an automatic score never counts them silently as zero.
 """
 
 from __future__ import annotations
@@ -58,6 +59,17 @@ class Written:
 
     questions: list[Question]
     points: dict[str, dict[str, Fraction]] = field(default_factory=dict)  # student key -> question id -> points
+    unanswered: dict[str, set[str]] = field(default_factory=dict)  # student key -> question ids with no answer: 0
+
+    def score_unanswered(self, answers: dict[str, dict[str, Answer]]) -> None:
+        """0 for every question a student left as it was handed out (or has no notebook for), as nbgrader gives
+        it: nothing to grade. A point a person gave stays."""
+        for key, by_id in answers.items():
+            for question in self.questions:
+                given = self.points.setdefault(key, {})
+                if by_id[question.id].missing and question.id not in given:
+                    given[question.id] = Fraction(0)
+                    self.unanswered.setdefault(key, set()).add(question.id)
 
     @property
     def top(self) -> Fraction:
@@ -82,7 +94,11 @@ class Written:
             return [*cells, "", status, ""]
         written = sum(given.values(), Fraction(0))
         total = points_text(automatic + written) if automatic is not None else ""
-        return [*cells, points_text(written), "graded by hand, included in total", total]
+        blank = len(self.unanswered.get(key, ()))
+        status = "graded by hand, included in total" + (f" ({blank} not answered: 0)" if blank else "")
+        if blank == len(self.questions):
+            status = "no written answer: 0, included in total"
+        return [*cells, points_text(written), status, total]
 
 
 def written_of(assignment: Assignment, intake: Intake, manual_points: Path | None) -> Written:
@@ -151,6 +167,7 @@ def write_answers(assignment: Assignment, intake: Intake, out: Path, written: Wr
         return []
     answers = class_answers(intake, out, written.questions)
     names = {s.key: s.name for s in intake.submissions}
+    written.score_unanswered(answers)
     page, template = out / PAGE, out / TEMPLATE
     write_atomically(page, answers_page(assignment, written, answers, names))
     write_atomically(template, points_template(written.questions, answers, names))

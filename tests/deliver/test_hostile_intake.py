@@ -102,7 +102,7 @@ def test_blackboard_comments_that_rename_a_classmates_file(samples, tmp_path, as
     assert {uid: row["score"] for uid, row in table.items()} == {"jdoe": "40", "bsmith": "37.37", "mal": "0"}
     assert table["jdoe"]["file"].endswith("/mha.ipynb") and table["mal"]["name"] == "Mallory Evil"
     text = (tmp_path / "out" / "blackboard_grades.csv").read_text().splitlines()
-    assert text[0] == '"Last Name","First Name","Username","mha [Total Pts: 40]"'
+    assert text[0] == '"Last Name","First Name","Username","mha [Total Pts: 47]"'  # 40 automatic, 7 written
     assert '"Doe","Jane","jdoe","40"' in text and '"Evil","Mallory","mal","0"' in text
 
 
