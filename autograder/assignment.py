@@ -37,6 +37,7 @@ else:  # Python 3.10
 
 BEGIN_SOLUTION = "### BEGIN SOLUTION"
 SOLUTIONS = KIT_ROOT / "solutions"
+CARRY_FORWARD = "carry_forward"  # points.toml's switch of error carried forward (grade/carry.py)
 FILES = ("reference.py", "lesson.md", "points.toml", "probes.py", "visible.py", "mistakes.py", "graders")
 
 
@@ -134,13 +135,27 @@ class Assignment:
         return self.name
 
     @cached_property
+    def _points_table(self) -> dict:
+        path = self.points_path
+        try:
+            return tomllib.loads(path.read_text())
+        except (OSError, tomllib.TOMLDecodeError) as error:
+            raise KitError(f"{path}: {error}") from None
+
+    @cached_property
+    def carry_forward(self) -> bool:
+        """Whether a caller of a name that fails its own checks is also graded with the reference standing
+        in for that name, earning the better of the two runs (points.toml's ``carry_forward``, true by default)."""
+        value = self._points_table.get(CARRY_FORWARD, True)
+        if not isinstance(value, bool):
+            raise KitError(f"{self.points_path}: {CARRY_FORWARD} must be true or false, got {value!r}")
+        return value
+
+    @cached_property
     def points(self) -> dict[str, float]:
         """Points per graded name, from the table an instructor edits (points.toml)."""
         path = self.points_path
-        try:
-            table = tomllib.loads(path.read_text())
-        except (OSError, tomllib.TOMLDecodeError) as error:
-            raise KitError(f"{path}: {error}") from None
+        table = {key: value for key, value in self._points_table.items() if key != CARRY_FORWARD}
         unknown = sorted(set(table) - set(self.graded))
         missing = [name for name in self.graded if name not in table]
         if unknown or missing:

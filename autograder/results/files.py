@@ -45,7 +45,12 @@ def gradescope_json(
             "output": WITHHELD if hidden and withhold_hidden else clean(check.message),
             "visibility": hidden_visibility if hidden else "visible",
             "tags": [check.name],
-            "extra_data": {"kind": check.kind, "cases": [check.passed, check.total], "mistakes": check.mistakes},
+            "extra_data": {
+                "kind": check.kind,
+                "cases": [check.passed, check.total],
+                "mistakes": check.mistakes,
+                **({"carried": check.carried} if check.carried else {}),  # the names the reference stood in for
+            },
         }
         tests.append(test)
     internal = [f"{c.name}: {c.title}: {clean(c.message, 500)}" for c in report.internal_errors()]

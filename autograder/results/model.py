@@ -23,6 +23,7 @@ class CheckResult:
     kind: str = "hidden"  # "hidden" (a grader) or "visible" (a check the student can run; no points)
     process_failure: bool = False  # the student's process died, hung or overflowed (not a wrong value)
     evidence: dict | None = field(default=None, repr=False)  # probe_id, inputs, got, keys: to name a mistake
+    carried: list[str] = field(default_factory=list)  # graded names the reference stood in for (error carried forward)
 
 
 def by_check(results: list[CheckResult]) -> dict[str, list[CheckResult]]:
@@ -50,6 +51,7 @@ class CheckSummary:
     gate: bool = False
     internal_error: bool = False
     process_failure: bool = False
+    carried: list[str] = field(default_factory=list)  # graded names the reference stood in for (error carried forward)
 
     @property
     def status(self) -> str:

@@ -92,6 +92,7 @@ def _summary(name: str, kind: str, cases: list[CheckResult], share: Fraction, ga
         gate=cases[0].gate,
         internal_error=any(c.internal_error for c in cases),
         process_failure=any(c.process_failure for c in failures),
+        carried=sorted({n for c in cases for n in c.carried}),
     )
 
 

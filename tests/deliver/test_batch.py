@@ -115,6 +115,20 @@ def test_a_moodle_folder_and_a_gradescope_export(samples, tmp_path):
     assert results["extra_data"]["student"]["source"] == "gradescope"
 
 
+def test_a_class_gets_errors_carried_forward(mha, tmp_path):
+    """Does grade-all give a student whose split_heads is wrong, and layer right, all of MultiHeadAttention's points,
+    in the summary, with the feedback page saying that the reference's split_heads stood in?"""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    shutil.copy(sample_path(mha, "split_heads_without_transpose"), folder / "ann.ipynb")
+    out = tmp_path / "out"
+    assert batch.grade_all(folder, "mha", out, GradingConfig(), jobs=1, progress=False) == 0
+    row = rows(out)["ann"]
+    assert row["MultiHeadAttention"] == "8" and float(row["split_heads"]) < 3
+    note = "MultiHeadAttention graded with the reference's split_heads, since yours fails its own checks"
+    assert note in (out / "students" / "ann" / "feedback.md").read_text().replace("\\_", "_")  # Markdown escapes _
+
+
 def test_a_rerun_grades_only_what_changed(samples, tmp_path, capsys):
     """Is an unchanged class not graded again; a change of grading option (or --force) regrade everyone?"""
     folder = tmp_path / "class"
