@@ -168,7 +168,7 @@ def test_a_caller_is_checked_with_the_reference_standing_in(mha, capsys):
     printed = capsys.readouterr().out
     assert printed.startswith(
         "MultiHeadAttention checked with the reference's split_heads, since yours fails its own checks.\n"
-        "MultiHeadAttention: 5 of 5 visible checks pass"
+        "MultiHeadAttention: 7 of 7 visible checks pass"
     )
     assert namespace["split_heads"] is own
     selfcheck.check(own)
@@ -190,7 +190,7 @@ def test_a_carried_caller_names_its_own_mistake(mha, capsys):
     printed = capsys.readouterr().out
     assert printed.startswith(
         "MultiHeadAttention checked with the reference's scaled_dot_product_attention, since yours fails its own "
-        "checks.\nMultiHeadAttention: 4 of 5 visible checks pass"
+        "checks.\nMultiHeadAttention: 6 of 7 visible checks pass"
     )
     assert "This looks like a known mistake: The layer's output goes through dropout again" in printed
     assert "The scores are not scaled" not in printed
@@ -208,7 +208,7 @@ def test_a_call_the_reference_never_makes_is_not_answered(mha, capsys):
     )
     SelfCheck(data(mha)).check(namespace["MultiHeadAttention"])
     printed = capsys.readouterr().out
-    assert "4 of 5 visible checks pass" in printed
+    assert "6 of 7 visible checks pass" in printed
     assert (
         "your code calls scaled_dot_product_attention with arguments the reference's code never passes it on this "
         "check's inputs" in printed
@@ -230,7 +230,7 @@ def test_a_module_caller_is_checked_with_the_reference_module(capsys):
     printed = capsys.readouterr().out
     assert printed.startswith(
         "EncoderLayer checked with the reference's SublayerConnection, since yours fails its own checks.\n"
-        "EncoderLayer: 2 of 2 visible checks pass"
+        "EncoderLayer: 3 of 3 visible checks pass"
     )
 
 
@@ -250,7 +250,7 @@ def test_a_kept_stand_in_answers_nothing_later(mha, capsys):
         "KEPT.append(split_heads)\n        Q = split_heads(self.Wq(query), self.n_heads)",
     )
     SelfCheck(data(mha)).check(namespace["MultiHeadAttention"])
-    assert "5 of 5 visible checks pass" in capsys.readouterr().out
+    assert "7 of 7 visible checks pass" in capsys.readouterr().out
     stand_in = namespace["KEPT"][-1]
     assert stand_in is not namespace["split_heads"]
     with pytest.raises(CarryError, match="does not answer now"):
