@@ -255,3 +255,22 @@ def test_a_kept_stand_in_answers_nothing_later(mha, capsys):
     assert stand_in is not namespace["split_heads"]
     with pytest.raises(CarryError, match="does not answer now"):
         stand_in(torch.zeros(1, 2, 4), 2)
+
+
+def test_the_release_notebook_carries_errors_forward(mha, capsys):
+    """Does the self-check bundle shipped in the release notebook check the layer with the reference's
+    split_heads, answering from the calls it carries, when the notebook's split_heads is wrong?"""
+    import json
+
+    from autograder.author import bundle, release
+
+    mha.module("probes")  # registers the probes the checks name
+    notebook = json.loads((mha.release_dir / mha.notebook_name).read_text())
+    shipped = json.loads(bundle.files_of_cell(release.bundle_cell(notebook))["visible.json"])
+    assert shipped["carry_forward"] is True and shipped["kinds"]["MultiHeadAttention"] == "module"
+    namespace = student(mha, SPLIT, SPLIT_WITHOUT_TRANSPOSE)
+    SelfCheck(shipped).check(namespace["MultiHeadAttention"])
+    assert capsys.readouterr().out.startswith(
+        "MultiHeadAttention checked with the reference's split_heads, since yours fails its own checks.\n"
+        "MultiHeadAttention: 7 of 7 visible checks pass"
+    )
