@@ -46,8 +46,14 @@ from ..public.probing import Implementation, run_probe
 from ..results.scoring import summarize
 from .reference import Reference, exec_source
 
+# What the reference computes on is the student's data, so every request is bounded before
+# the reference sees it, well above what a caller checked on the graders' inputs passes (a few
+# thousand values, axes of at most 64, sizes of at most 64): a hostile caller must not make the
+# trusted grader build huge tensors (attention's scores grow with the product of two axes).
 MAX_REQUESTS = 4096  # calls the reference answers in one carried run
-MAX_ELEMENTS = 1 << 22  # values in one request's arrays: 16 MB of float32
+MAX_ELEMENTS = 1 << 16  # values in one request's arrays, or in one answer of the student's side
+MAX_AXIS = 1024  # the length of any axis of those arrays
+MAX_INTEGER = 4096  # any integer argument (a width, a number of heads) the reference is given
 MAX_INSTANCES = 256  # modules the reference builds in one carried run
 MAX_NESTING = 8  # calls within the functions a caller passed, within calls ...
 
@@ -131,8 +137,7 @@ class Server:
             raise CarryError(f"the reference stands in for at most {MAX_REQUESTS} calls in one run of the checks")
         if self.depth > MAX_NESTING:
             raise CarryError(f"calls nested more than {MAX_NESTING} deep are not carried")
-        if sum(int(np.asarray(a).size) for a in arrays.values()) > MAX_ELEMENTS:
-            raise CarryError(f"the reference is given at most {MAX_ELEMENTS} values in one call")
+        bounded(meta, arrays)
         if meta["kind"] == "vjp":
             return
         name = str(meta.get("name"))
@@ -258,6 +263,7 @@ class _Passed:
         reply, answer = self.server.ask_student(self.callback, meta, arrays)
         if reply.get("op") != "called":
             raise CarryError("the student's side answered a call of its own function with something else")
+        bounded(reply, answer)
         if reply.get("error"):
             raise CarryError(f"the function passed in raised {reply['error']}")
         decoder = Decoder(answer, lambda array, _: torch.from_numpy(np.array(array, copy=True)))
@@ -286,6 +292,26 @@ def _functional_call(module, state: dict, args: tuple, kwargs: dict):
     from torch.func import functional_call
 
     return functional_call(module, state, args, kwargs)
+
+
+def bounded(meta: dict, arrays: dict) -> None:
+    """CarryError unless a message's arrays and integers are within what the reference is given."""
+    sizes = [np.asarray(a).shape for a in arrays.values()]
+    if sum(int(np.prod(shape)) for shape in sizes) > MAX_ELEMENTS:
+        raise CarryError(f"the reference is given at most {MAX_ELEMENTS} values in one call")
+    if any(axis > MAX_AXIS for shape in sizes for axis in shape):
+        raise CarryError(f"the reference is given no axis longer than {MAX_AXIS}")
+    pending = list(meta.values())
+    while pending:
+        value = pending.pop()
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int) and abs(value) > MAX_INTEGER:
+            raise CarryError(f"the reference is given no integer above {MAX_INTEGER}")
+        if isinstance(value, dict):
+            pending += list(value.values())
+        elif isinstance(value, list):
+            pending += value
 
 
 def _leaf(array: np.ndarray, wants_grad: bool):
