@@ -44,6 +44,7 @@ from ..public.carry import (
 )
 from ..public.probing import Implementation, run_probe
 from ..results.scoring import summarize
+from .inputs import rng
 from .reference import Reference, exec_source
 
 # What the reference computes on is the student's data, so every request is bounded before
@@ -463,6 +464,7 @@ def visible_records(assignment: Assignment, name: str, probe_id: str, inputs: di
             original = namespace[other]
             recorder = _recording_class if isinstance(original, type) else _recording_function
             namespace[other] = recorder(original, other, log)
+    rng(0)  # modules built while recording start from the same random weights in every build
     with np.errstate(all="ignore"):
         run_probe(probe_id, Implementation(namespace), copy.deepcopy(inputs))
     if not log.records:
