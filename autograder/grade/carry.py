@@ -285,7 +285,7 @@ class _Passed:
         )
         got = Decoder(answer, lambda array, _: torch.from_numpy(np.array(array, copy=True))).value(reply.get("result"))
         if reply.get("error") or not isinstance(got, list) or len(got) != count:
-            raise CarryError("the function passed in could not give its gradient")
+            raise CarryError(f"the function passed in could not give its gradient: {reply.get('error')}")
         return got
 
 
