@@ -38,6 +38,7 @@ else:  # Python 3.10
 BEGIN_SOLUTION = "### BEGIN SOLUTION"
 WRITTEN = "written"  # points.toml's table of written answers, graded by hand
 SOLUTIONS = KIT_ROOT / "solutions"
+CARRY_FORWARD = "carry_forward"  # points.toml's switch of error carried forward (grade/carry.py)
 FILES = ("reference.py", "lesson.md", "points.toml", "probes.py", "visible.py", "mistakes.py", "graders")
 
 
@@ -135,8 +136,8 @@ class Assignment:
         return self.name
 
     @cached_property
-    def _points_file(self) -> dict:
-        """points.toml as read: a number per graded name, and the [written] table."""
+    def _points_table(self) -> dict:
+        """points.toml as read: a number per graded name, the [written] table and carry_forward."""
         path = self.points_path
         try:
             return tomllib.loads(path.read_text())
@@ -144,10 +145,19 @@ class Assignment:
             raise KitError(f"{path}: {error}") from None
 
     @cached_property
+    def carry_forward(self) -> bool:
+        """Whether a caller of a name that fails its own checks is also graded with the reference standing
+        in for that name, earning the better of the two runs (points.toml's ``carry_forward``, true by default)."""
+        value = self._points_table.get(CARRY_FORWARD, True)
+        if not isinstance(value, bool):
+            raise KitError(f"{self.points_path}: {CARRY_FORWARD} must be true or false, got {value!r}")
+        return value
+
+    @cached_property
     def points(self) -> dict[str, float]:
         """Points per graded name, from the table an instructor edits (points.toml)."""
         path = self.points_path
-        table = {name: value for name, value in self._points_file.items() if name != WRITTEN}
+        table = {key: value for key, value in self._points_table.items() if key not in (CARRY_FORWARD, WRITTEN)}
         unknown = sorted(set(table) - set(self.graded))
         missing = [name for name in self.graded if name not in table]
         if unknown or missing:
@@ -167,7 +177,7 @@ class Assignment:
         which nbgrader's formgrader and grade-all's answers page leave to a person.
         """
         path = self.points_path
-        table = self._points_file.get(WRITTEN, {})
+        table = self._points_table.get(WRITTEN, {})
         if not isinstance(table, dict):
             raise KitError(f"{path}: [{WRITTEN}] must be a table of answer ids and their points")
         for answer, value in table.items():

@@ -4,7 +4,10 @@ For each visible check of an assignment (solutions/<name>/visible.py) it stores 
 inputs, the reference's outputs, and the outputs of every known mistake that differs
 on those inputs (or the error it raises, without the place), so that a student's check
 can name the mistake without any reference code. It also summarises the hidden checks (how many, and what each verifies), without
-their inputs. The format is read by autograder/public/selfcheck.py.
+their inputs. For a check of a name that calls other graded names, it also stores the reference's
+calls of them on the check's inputs (grade/carry.py), so that the notebook's check can
+stand the reference in for an exercise that fails its own checks. The format is read
+by autograder/public/selfcheck.py.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..assignment import Assignment
+from ..grade import carry
 from ..grade import mistakes as catalogue
 from ..grade.reference import Reference
 from ..public import wire
@@ -53,6 +57,9 @@ def visible_checks(assignment: Assignment, reference: Reference) -> list[dict]:
             elif not matches(outputs, expected, {key: tolerances[key] for key in keys}):
                 mistakes.append({**entry, "outputs": _select(outputs, keys)})
         meta, arrays = wire.pack(case.inputs)
+        carried = (
+            carry.visible_records(assignment, case.name, probe_id, case.inputs) if assignment.carry_forward else None
+        )
         checks.append(
             {
                 "name": case.name,
@@ -64,6 +71,7 @@ def visible_checks(assignment: Assignment, reference: Reference) -> list[dict]:
                 "expected": _select(expected, keys),
                 "mistakes": mistakes,
                 **({"note": case.note} if case.note else {}),
+                **({"carried": carried} if carried else {}),
             }
         )
     return checks
@@ -77,6 +85,8 @@ def visible_data(assignment: Assignment) -> dict:
         "assignment": assignment.name,
         "checks": visible_checks(assignment, Reference.of(assignment)),
         "hidden": hidden_summary(collect(assignment)),
+        "carry_forward": assignment.carry_forward,
+        "kinds": carry.exercise_kinds(assignment),
     }
 
 
@@ -97,9 +107,11 @@ def equivalent(old: dict, new: dict) -> bool:
     if set(old) != set(new) or old.get("hidden") != new.get("hidden") or len(old["checks"]) != len(new["checks"]):
         return False
     for a, b in zip(old["checks"], new["checks"]):
-        if {k: v for k, v in a.items() if k not in ("expected", "mistakes")} != {
-            k: v for k, v in b.items() if k not in ("expected", "mistakes")
+        if {k: v for k, v in a.items() if k not in ("expected", "mistakes", "carried")} != {
+            k: v for k, v in b.items() if k not in ("expected", "mistakes", "carried")
         }:
+            return False
+        if not carry.same_records(a.get("carried"), b.get("carried")):
             return False
         tolerances = PROBES[a["probe"]].tolerances
         if not _same_outputs(a["expected"], b["expected"], tolerances):

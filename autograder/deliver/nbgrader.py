@@ -119,6 +119,7 @@ def grade_in_notebook(
     ``points`` and ``kit`` are the grade cell's points and the hash of the kit it was
     built with; where this kernel's kit disagrees, it raises NotScored instead.
     """
+    from ..grade.carry import carry_in_kernel
     from ..grade.engine import run_check
     from ..grade.mistakes import name_mistakes
     from ..public.loader import is_stub
@@ -128,20 +129,20 @@ def grade_in_notebook(
     if problem:
         raise NotScored(problem)
     assignment, plan, reference = _prepared(assignment_name)
-    student = InProcessStudent(namespace, name)
     with (
         contextlib.redirect_stdout(io.StringIO()),
         contextlib.redirect_stderr(io.StringIO()),
         warnings.catch_warnings(),
     ):
         warnings.simplefilter("ignore")
-        results = [
-            run_check(check, {"student": student, "reference": reference, "submission": None})
-            for check in plan
-            if check.name == name
-        ]
+
+        def run_checks(graded: str) -> list:
+            fixtures = {"student": InProcessStudent(namespace, graded), "reference": reference, "submission": None}
+            return [run_check(check, fixtures) for check in plan if check.name == graded]
+
+        results, carried = carry_in_kernel(assignment, reference, name, namespace, run_checks(name), run_checks)
         if not is_stub(namespace.get(name)):  # not started: no known mistake to name, as in grade-all
-            name_mistakes(assignment, name, results)
+            name_mistakes(assignment, name, results, set() if carried else None)  # carried: its own mistakes only
     if any(r.internal_error for r in results):
         raise RuntimeError("the grading kit failed: " + "; ".join(r.message for r in results if r.internal_error))
     report = summarize(

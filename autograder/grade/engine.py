@@ -11,7 +11,9 @@ A ``Grader`` holds, for one assignment and for as long as it lives:
 
 Grading a submission copies it (bounded, no links), starts a fresh sandboxed process
 for it, sends each graded name's probes in one exchange, replays the checks against
-the answers, and names known mistakes.
+the answers, carries errors forward (a caller of a name that fails its own checks is
+checked again, in a fresh process, with that name standing in as the reference, and
+earns the better of the two runs: grade/carry.py), and names known mistakes.
 """
 
 from __future__ import annotations
@@ -210,6 +212,7 @@ class Grader:
             raise
         self.runtime = Runtime(zygote, isolation)
         self._host_checked = False
+        self.carry_forward_enabled = assignment.carry_forward
 
     @property
     def isolation(self):
@@ -272,7 +275,7 @@ class Grader:
         try:
             session, entry, copy_notes = self.open_session(submission, folder)
             try:
-                results, not_started = self._run(session, entry)
+                results, not_started = self._run(session, entry, submission)
             finally:
                 session.close()
             report = summarize(
@@ -311,43 +314,99 @@ class Grader:
         )
         return session, entry, notes
 
-    def _run(self, session: Session, entry) -> tuple[list[CheckResult], frozenset[str]]:
-        """Every check's results, and the graded names whose code still holds its stub."""
+    def _run(self, session: Session, entry, submission: Path) -> tuple[list[CheckResult], frozenset[str]]:
+        """Every check's results (error carried forward included), and the graded names whose code still holds its stub."""
         results: list[CheckResult] = []
         for name in self.assignment.graded:
-            calls = self.rehearsal.calls.get(name, [])
-            session.prefetch(name, calls)
-            view = StudentView(session, name, self.device, self.rehearsal.sizes)
-            fixtures = {"student": view, "reference": self.reference, "submission": entry}
-            mine = [run_check(check, fixtures) for check in self.plan if check.name == name]
-            for result in mine:
-                result.process_failure = not result.passed and _process_level(result.message)
-                if result.process_failure:
-                    result.evidence = None  # a dead or hung process is no known mistake's doing
+            results += self._checks_of(session, name, entry)
+        carried = self.carry_forward(results, entry, submission)
+        not_started = self._diagnose_all(results, entry, carried)
+        for result in results:
+            if result.kind == "hidden":  # what grade-all groups students by (deliver/clusters.py)
                 result.behaviour = case_behaviour(result, self.reference)
-            results += mine
-            results += self._visible_results(name, view)
-        return results, self._diagnose_all(results, entry)
+        return results, not_started
 
-    def _diagnose_all(self, results: list[CheckResult], entry: Entry) -> frozenset[str]:
+    def _checks_of(self, session: Session, name: str, entry, visible: bool = True) -> list[CheckResult]:
+        """The hidden checks of one graded name and (where ``visible``) its visible ones, on a session."""
+        calls = self.rehearsal.calls.get(name, [])
+        session.prefetch(name, calls)
+        view = StudentView(session, name, self.device, self.rehearsal.sizes)
+        fixtures = {"student": view, "reference": self.reference, "submission": entry}
+        mine = [run_check(check, fixtures) for check in self.plan if check.name == name]
+        for result in mine:
+            result.process_failure = not result.passed and _process_level(result.message)
+            if result.process_failure:
+                result.evidence = None  # a dead or hung process is no known mistake's doing
+        return mine + (self._visible_results(name, view) if visible else [])
+
+    # ---------------------------------------------------------------- error carried forward
+
+    def carry_forward(
+        self, results: list[CheckResult], entry: Entry, submission: Path, visible: bool = True
+    ) -> dict[str, tuple[str, ...]]:
+        """Error carried forward (grade/carry.py's ``carry_forward``), each carried run in a fresh process of the
+        submission (its visible checks too, where ``visible``): the names graded with the reference standing
+        in, and for which names."""
+        from .carry import carry_forward
+
+        if not self.carry_forward_enabled:
+            return {}
+        source = _graded_source(entry, self.assignment.graded)
+        return carry_forward(
+            self.assignment.points,
+            self.assignment.graded,
+            source.calls,
+            source.unfinished,
+            results,
+            lambda name, callees: self._carried_run(submission, name, callees, visible),
+        )
+
+    def _carried_run(self, submission: Path, name: str, callees: tuple[str, ...], visible: bool) -> list[CheckResult]:
+        """One graded name's checks in a fresh process of the submission, with ``callees`` standing in as the
+        reference; the server that answers them closes when the run ends."""
+        from .carry import Server
+
+        folder = self.runtime.submission_folder()
+        server = Server(self.reference, callees)
+        try:
+            session, copied, _ = self.open_session(submission, folder)
+            session.carry, session.server = dict(server.kinds), server
+            try:
+                return self._checks_of(session, name, copied, visible)
+            finally:
+                session.close()
+        finally:
+            server.close()
+            trees.remove_tree(folder)
+
+    def _diagnose_all(
+        self, results: list[CheckResult], entry: Entry, carried: dict[str, tuple[str, ...]] | None = None
+    ) -> frozenset[str]:
         """Name known mistakes once every name is graded, called names before their callers:
         what a name's own checks found decides which of its mistakes may explain its callers.
 
         A failing check of a name whose code (the student's) calls names failing their own
-        checks says so first. A name whose code still holds its stub is not started: no
-        mistake is named for it (an empty constructor is not a mistake of the catalogue).
-        Returns those names."""
+        checks says so first. A name graded with the reference standing in for its callees
+        (``carried``) is judged on its own: its own mistakes only. A name whose code still
+        holds its stub is not started: no mistake is named for it (an empty constructor is
+        not a mistake of the catalogue). Returns those names."""
         from .mistakes import callees_first, name_mistakes
 
         source = _graded_source(entry, self.assignment.graded)
         calls = source.calls
+        carried = carried or {}
 
         hidden = [r for r in results if r.kind == "hidden"]
         failed = {r.name for r in hidden if not r.passed}
         named: dict[str, set[str]] = {}
         for name in callees_first(self.assignment):
-            callees = tuple(n for n in self.assignment.graded if n in calls.get(name, set()) & failed)
             mine = [r for r in hidden if r.name == name]
+            if name in carried:
+                if name not in source.unfinished:
+                    name_mistakes(self.assignment, name, mine, failed - set(carried[name]), named, frozenset())
+                named[name] = {m for r in mine for m in r.mistakes}
+                continue
+            callees = tuple(n for n in self.assignment.graded if n in calls.get(name, set()) & failed)
             if name not in source.unfinished:
                 name_mistakes(self.assignment, name, mine, failed, named, frozenset(callees))
             named[name] = {m for r in mine for m in r.mistakes}

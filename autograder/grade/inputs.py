@@ -49,3 +49,10 @@ def layers(seed: int, names, d_model: int) -> dict[str, np.ndarray]:
 def keep_mask(seed: int, *shape: int, p: float = 0.5) -> np.ndarray:
     """A fixed dropout pattern: 1.0 where an element is kept, 0.0 where it is dropped."""
     return (rng(seed).random(shape) >= p).astype(np.float32)
+
+
+def counting(*shape: int) -> np.ndarray:
+    """0, 1, 2, ... in float32, laid out in the given shape: each value names its own position in the
+    array (x[b, t, f] = (b * seq + t) * d + f), so that a value moved by a layout slip says where it came
+    from (exact in float32 up to 2^24)."""
+    return np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)

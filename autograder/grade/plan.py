@@ -81,7 +81,22 @@ def collect(assignment: Assignment) -> list[Check]:
         raise KitError(
             f"no grader checks {', '.join(missing)}: every graded name needs at least one check in {assignment.graders_dir}"
         )
+    _refuse_weightless(assignment, checks)
     return checks
+
+
+def _refuse_weightless(assignment: Assignment, checks: list[Check]) -> None:
+    """Every graded name's points must rest on some check: a name whose checks are all gates or
+    weigh 0 would have nothing to split its points by."""
+    for name in assignment.graded:
+        mine = [check for check in checks if check.name == name]
+        if not any(check.weight > 0 and not check.gate for check in mine):
+            files = ", ".join(sorted({f"{assignment.graders_dir / check.module}.py" for check in mine}))
+            raise KitError(
+                f"{files}: every check of {name} is a gate or has weight 0, so its {assignment.points[name]:g} points "
+                f"rest on nothing; give one of its checks a weight above 0 (@pytest.mark.weight(1), the default) "
+                f"that is not a gate"
+            )
 
 
 def _items(path, graded: str, attribute: str, function) -> list[Check]:

@@ -4,7 +4,8 @@ The grade commands replay the same graders without a pytest session (grade/plan.
 this plugin gives pytest what they need: the grader modules imported under the kit's
 names (autograder.course.<name>.graders.<module>), the fixtures ``student``,
 ``reference`` and ``submission`` backed by a sandboxed session, and results.json at
-the end. Its options all start with ``--grade-`` so that none can collide with
+the end. pytest's own verdicts are those of the student's code as it is; the points
+(the summary, results.json) carry errors forward as the grade command does. Its options all start with ``--grade-`` so that none can collide with
 another plugin's (pytest-timeout's --timeout, say). solutions/conftest.py loads it.
 """
 
@@ -179,7 +180,8 @@ def pytest_terminal_summary(terminalreporter, config):
 
     grading = config.stash[_STATE]
     grader, session, entry, notes = grading.started
-    not_started = grader._diagnose_all(grading.results, entry)
+    carried = grader.carry_forward(grading.results, entry, grading.submission, visible=False)
+    not_started = grader._diagnose_all(grading.results, entry, carried)
     report = summarize(
         grader.assignment.points, grading.results, assignment=grader.assignment.name, submission=str(grading.submission),
         entry=entry.path.name, notes=notes + session.notes, isolation=grader.isolation.as_dict(), device=grader.device,

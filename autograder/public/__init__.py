@@ -11,5 +11,6 @@ torch_probes.py  shared helpers for the probes of PyTorch assignments
 compare.py       what differs between two sets of outputs, in words
 loader.py        find a submission (parse only) and load it (run it)
 selfcheck.py     the visible checks: judge outputs against stored expectations
+carry.py         error carried forward: stand-ins that answer as the reference does, asked of the trusted side
 notebook.py      check() and needs() in the student's notebook
 """

@@ -92,6 +92,11 @@ class Implementation:
         self.device = device
         self.label = label
 
+    @property
+    def namespace(self) -> dict:
+        """The names of the implementation (the student's code looks its names up here)."""
+        return self._namespace
+
     def __getattr__(self, name):
         if name.startswith("_"):
             raise AttributeError(name)

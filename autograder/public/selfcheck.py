@@ -22,6 +22,11 @@ exercise's mistakes as its, not as the caller's own. When a called exercise fail
 own checks, the caller's report says so first, and none of the caller's own mistakes is
 named: what looks like one may be the called exercise's doing.
 
+Error carried forward: where an exercise a check's exercise calls fails its own checks,
+the checks run a second time with the reference standing in for it (public/carry.py),
+answering from the reference's own calls on the check's inputs, stored with the check;
+the better of the two runs is reported, and says so.
+
 The same judging serves the student's notebook (public/notebook.py, outputs from this
 process) and the grader (outputs from the student's sandboxed process).
 """
@@ -34,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import wire
+from .carry import Recorded, Substitutes, carried_note
 from .compare import differences, matches
 from .loader import holds_stub
 from .probing import PROBES, Implementation, error_kind, run_probe
@@ -48,6 +54,7 @@ class Outcome:
     mistakes: tuple[str, ...] = ()  # ids of the known mistakes the outputs match
     not_done: bool = False  # the exercise still holds its stub
     note: bool = False  # passed, with advice in message
+    carried: tuple[str, ...] = ()  # the exercises the reference stood in for
 
 
 def code_objects(exercise) -> list:
@@ -79,6 +86,25 @@ def names_read(exercise) -> set[str]:
     return {name for code in code_objects(exercise) for name in code.co_names}
 
 
+def globals_of(exercise) -> dict:
+    """The namespace an exercise (a function, or a class's methods) looks its global names up in."""
+    functions = [exercise] + ([v for v in vars(exercise).values() if callable(v)] if isinstance(exercise, type) else [])
+    return next((f.__globals__ for f in functions if isinstance(getattr(f, "__globals__", None), dict)), {})
+
+
+def exercises_called(exercise, name: str, names, namespace: dict) -> dict[str, object]:
+    """The other exercises (of ``names``) the code of ``exercise`` reads from ``namespace``, directly or
+    through them: {name: the object}."""
+    called: dict[str, object] = {}
+    pending = [exercise]
+    while pending:
+        for callee in names_read(pending.pop()) & set(names) - {name} - set(called):
+            if callee in namespace:
+                called[callee] = namespace[callee]
+                pending.append(called[callee])
+    return called
+
+
 def calls_failing(name: str, callees: list[str]) -> str:
     """What a check of ``name`` says first when exercises it calls fail their own checks."""
     if len(callees) == 1:
@@ -93,6 +119,8 @@ class VisibleChecks:
     def __init__(self, data: dict):
         self.data = data
         self.names = list(dict.fromkeys(check["name"] for check in data["checks"]))
+        self.carry_forward = bool(data.get("carry_forward"))
+        self.kinds: dict[str, str] = data.get("kinds", {})
 
     def checks(self, name: str) -> list[dict]:
         return [check for check in self.data["checks"] if check["name"] == name]
@@ -116,6 +144,35 @@ class VisibleChecks:
             got, error = run_probe(check["probe"], impl, copy.deepcopy(self.inputs(check)))
             outcomes.append(judge(check, got, error, impl.device, failing_callees))
         return outcomes
+
+    def run_carried(self, impl: Implementation, name: str, callees: tuple[str, ...], namespace: dict) -> list[Outcome]:
+        """The visible checks of ``name`` again, with the reference standing in for ``callees`` in ``namespace``
+        (where the exercise looks them up): values only, answered from the reference's calls recorded on
+        each check's inputs."""
+        outcomes = []
+        for check in self.checks(name):
+            outcome = self._carried_outcome(check, impl, callees, namespace)
+            outcome.carried = callees
+            outcomes.append(outcome)
+        return outcomes
+
+    def _carried_outcome(self, check: dict, impl: Implementation, callees: tuple[str, ...], namespace: dict) -> Outcome:
+        inputs = copy.deepcopy(self.inputs(check))
+        recorded = check.get("carried")
+        if recorded is None:  # the reference calls none of them on these inputs
+            got, error = run_probe(check["probe"], impl, inputs)
+            return judge(check, got, error, impl.device)
+        arrays = {key: np.asarray(wire.array_from_json(value)) for key, value in recorded["arrays"].items()}
+        answers = Recorded(recorded["records"], arrays)
+        substitutes = Substitutes(
+            {callee: self.kinds.get(callee, "function") for callee in callees},
+            lambda meta, data: answers.handle(meta, data, substitutes.on_callback),
+            gradients=False,
+            device=impl.device,
+        )
+        with substitutes.installed([namespace]):
+            got, error = run_probe(check["probe"], impl, inputs)
+        return judge(check, got, error, impl.device)
 
     def hidden_summary(self, name: str) -> str:
         hidden = self.data["hidden"].get(name, {})
@@ -170,13 +227,20 @@ def report(name: str, outcomes: list[Outcome], hidden: str = "", failing_callees
     """What a check cell prints: each visible check, what failed and why, what the hidden checks test.
 
     failing_callees: the exercises ``name`` calls that fail their own checks, said first
-    when a check of ``name`` fails.
+    when a check of ``name`` fails; where the reference stood in for them (the outcomes'
+    ``carried``), that is said first instead.
     """
     passed = sum(o.passed for o in outcomes)
     if outcomes and all(o.not_done for o in outcomes if not o.passed) and passed == 0:
         first = outcomes[0].message.split("NotImplementedError: ", 1)[-1].split(" (in ", 1)[0]
         return f"{name}: not done yet. {first}"
-    lines = [calls_failing(name, list(failing_callees))] if failing_callees and passed < len(outcomes) else []
+    carried = next((o.carried for o in outcomes if o.carried), ())
+    if carried:
+        lines = [carried_note(name, carried, verb="checked") + "."]
+    elif failing_callees and passed < len(outcomes):
+        lines = [calls_failing(name, list(failing_callees))]
+    else:
+        lines = []
     lines.append(f"{name}: {passed} of {len(outcomes)} visible checks pass")
     for outcome in outcomes:
         mark = "note" if outcome.note else "ok  " if outcome.passed else "FAIL"

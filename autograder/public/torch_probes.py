@@ -54,6 +54,58 @@ def load(parameter, array, impl, where: str) -> None:
         parameter.copy_(value)
 
 
+def unregistered(owner_module, name: str) -> str | None:
+    """What the module (or a module it registers) keeps as a plain attribute that it should register, said
+    with the fix; None when it keeps none.
+
+    A tensor of more than one value (a scale of one value mixes with any device) that
+    is neither a parameter nor a buffer: .parameters() (so the optimizer), state_dict()
+    and .to(device) miss it. A Python list, tuple or dict holding modules: .parameters(),
+    .to(device), .train() and .eval() never reach them.
+    """
+    import torch
+
+    for path, owner in owner_module.named_modules():
+        for attribute, value in vars(owner).items():
+            if attribute.startswith("_"):
+                continue  # nn.Module's own bookkeeping (_parameters, _modules, ...)
+            where = f"{name}{'.' + path if path else ''}.{attribute}"
+            if isinstance(value, torch.Tensor) and value.numel() > 1:
+                return (
+                    f"{where} is a plain tensor attribute, which {name} does not register: .parameters() (and so "
+                    f"the optimizer), state_dict() and .to(device) miss it. Wrap a learned tensor in "
+                    f"nn.Parameter(...); keep a fixed one with self.register_buffer('{attribute}', ...)"
+                )
+            items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
+            if any(isinstance(item, torch.nn.Module) for item in items):
+                holder = "nn.ModuleDict({...})" if isinstance(value, dict) else "nn.ModuleList([...])"
+                return (
+                    f"{where} is a Python {type(value).__name__} of modules, which {name} does not register: "
+                    f".parameters(), .to(device), .train() and .eval() never reach them. Keep them in an {holder}"
+                )
+    return None
+
+
+def registered(impl, name: str, args) -> dict:
+    """The outputs of a probe that builds impl's module ``name`` with these arguments and requires that it
+    registers its tensors and submodules (ContractError naming what it does not)."""
+    built = module(impl, name, *args)
+    problem = unregistered(built, name)
+    if problem:
+        raise ContractError(problem)
+    return {"registered": np.bool_(True)}
+
+
+def dropout_probability(layer) -> np.float64:
+    """The probability of the module's ``dropout`` as built (nan where it has no such attribute with a p),
+    read before a probe puts a fixed pattern in its place."""
+    p = getattr(getattr(layer, "dropout", None), "p", None)
+    try:
+        return np.float64(float(p))  # type: ignore[arg-type]  # None or another type: nan below
+    except (TypeError, ValueError):
+        return np.float64(np.nan)
+
+
 def grad(tensor):
     """The gradient of a leaf; zero when the computation never used it (no .grad is set then)."""
     import torch

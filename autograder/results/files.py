@@ -85,6 +85,7 @@ def gradescope_json(
                     "cases": [check.passed, check.total],
                     "mistakes": check.mistakes,
                     "behaviour": check.behaviour,
+                    **({"carried": check.carried} if check.carried else {}),  # the names the reference stood in for
                 },
             }
         )

@@ -24,6 +24,7 @@ class CheckResult:
     process_failure: bool = False  # the student's process died, hung or overflowed (not a wrong value)
     evidence: dict | None = field(default=None, repr=False)  # probe_id, inputs, got, keys: to name a mistake
     behaviour: str = ""  # a digest of what the code did, when it failed (grade/behaviour.py)
+    carried: list[str] = field(default_factory=list)  # graded names the reference stood in for (error carried forward)
 
 
 def by_check(results: list[CheckResult]) -> dict[str, list[CheckResult]]:
@@ -52,6 +53,7 @@ class CheckSummary:
     internal_error: bool = False
     process_failure: bool = False
     behaviour: str = ""  # a digest of what the code did on the failing cases, "" when passed or unknown
+    carried: list[str] = field(default_factory=list)  # graded names the reference stood in for (error carried forward)
 
     @property
     def status(self) -> str:

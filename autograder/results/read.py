@@ -38,6 +38,7 @@ class Check:
     visibility: str = ""  # Gradescope's: when its details are shown to the student
     cases: tuple[int, int] | None = None  # (passed, total)
     mistakes: tuple[str, ...] = ()
+    carried: tuple[str, ...] = ()  # graded names the reference stood in for (error carried forward)
 
     @property
     def lost(self) -> float:
@@ -163,6 +164,7 @@ def _test_check(test: dict) -> Check | None:
         visibility=visibility,
         cases=_cases(extra.get("cases")),
         mistakes=tuple(line(m) for m in _strings(extra.get("mistakes"))[:LIST_LIMIT]),
+        carried=tuple(line(n) for n in _strings(extra.get("carried"))[:LIST_LIMIT]),
     )
 
 

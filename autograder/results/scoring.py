@@ -3,7 +3,10 @@
 Each graded name's points (points.toml) are split across its checks by their weights;
 a check over several cases earns its share times the fraction of cases that pass;
 failing a gate check costs the name all its points. A gate earns nothing itself: it
-decides, so a name whose code crashes earns nothing by not having called a built-in. Points are kept as exact
+decides, so a name whose code crashes earns nothing by not having called a built-in. Where
+no check of a name weighs anything (all gates, or weight 0), its checks share its
+points equally, a failing gate still costing them all (the kit's plan refuses such
+graders; pytest's route may still meet one). Points are kept as exact
 fractions, so the checks of a name add up to its points exactly (2/3 + 1/3 is 1, not
 0.99999994), and are rounded only where they are shown.
 """
@@ -36,6 +39,7 @@ def summarize(points: dict[str, float], results: list[CheckResult], names=None, 
     missing = [name for name in names if name not in weight_of_name]
     if missing and results:
         raise RuntimeError(f"no grader checked {missing}: every graded name needs at least one check")
+    checks_of_name = {name: sum(1 for kind, n, _ in groups if kind == "hidden" and n == name) for name in names}
     gated = {
         name
         for (kind, name, _), cases in groups.items()
@@ -46,9 +50,20 @@ def summarize(points: dict[str, float], results: list[CheckResult], names=None, 
         for (kind, check_name, _), cases in groups.items():
             if check_name != name:
                 continue
-            share = exact(points[name]) * _weight(cases[0]) / weight_of_name[name] if kind == "hidden" else Fraction(0)
+            share = (
+                _share(points[name], cases[0], weight_of_name[name], checks_of_name[name])
+                if kind == "hidden"
+                else Fraction(0)
+            )
             checks.append(_summary(name, kind, cases, share, gated=name in gated))
     return Report(checks=checks, order=names, **report_fields)
+
+
+def _share(points: float, case: CheckResult, total_weight: Fraction, checks: int) -> Fraction:
+    """A check's share of its name's points: by weight; equal shares where no check of the name weighs anything."""
+    if total_weight == 0:
+        return exact(points) / checks
+    return exact(points) * _weight(case) / total_weight
 
 
 def _weight(case: CheckResult) -> Fraction:
@@ -80,6 +95,7 @@ def _summary(name: str, kind: str, cases: list[CheckResult], share: Fraction, ga
         internal_error=any(c.internal_error for c in cases),
         process_failure=any(c.process_failure for c in failures),
         behaviour=_behaviour(failures),
+        carried=sorted({n for c in cases for n in c.carried}),
     )
 
 

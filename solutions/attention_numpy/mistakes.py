@@ -185,4 +185,20 @@ MISTAKES = [
         new="scores = scores / np.sqrt(x.shape[-1])",
         message="The scores are divided by the square root of x's width, d_model: d_k is the width of the keys, k.shape[-1] (the columns of W_k), which is smaller than d_model when the projections narrow the features, as in every head of multi-head attention.",
     ),
+    Mistake(
+        id="positional_exponent_doubled",
+        target="positional_encoding",
+        old="angle = position / 10000 ** (two_i / d_model)",
+        new="angle = position / 10000 ** (2 * two_i / d_model)",
+        message="The exponent is doubled: the index already runs over 0, 2, 4, ... (it is 2i itself), and "
+        "2 * index / d_model gives 10000^(4i/d_model). Use index / d_model for an index that steps by 2.",
+    ),
+    Mistake(
+        id="positional_exponent_without_two",
+        target="positional_encoding",
+        old="angle = position / 10000 ** (two_i / d_model)",
+        new="angle = position / 10000 ** (two_i / 2 / d_model)",
+        message="The exponent is i / d_model, with i the pair's number (0, 1, 2, ...): the paper's exponent is "
+        "2i / d_model, the even column's index over d_model.",
+    ),
 ]

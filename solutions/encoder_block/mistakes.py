@@ -149,4 +149,81 @@ MISTAKES = [
         "attention and the feed-forward network share one norm: build two, "
         "[SublayerConnection(d_model, dropout) for _ in range(2)].",
     ),
+    Mistake(
+        id="layernorm_over_everything",
+        target="LayerNorm",
+        old="mean = x.mean(dim=-1, keepdim=True)  # (..., 1)\n        var = x.var(dim=-1, keepdim=True, unbiased=False)",
+        new="mean = x.mean()\n        var = x.var(unbiased=False)",
+        message="The mean and variance are taken over the whole tensor (x.mean() with no dim): every token is "
+        "normalised with the statistics of all tokens and sequences. Take them over each token's features, the "
+        "last axis: x.mean(dim=-1, keepdim=True).",
+    ),
+    Mistake(
+        id="layernorm_unbiased_std_plus_eps",
+        target="LayerNorm",
+        old="var = x.var(dim=-1, keepdim=True, unbiased=False)  # (..., 1)\n        return self.weight * (x - mean) / torch.sqrt(var + self.eps) + self.bias",
+        new="std = x.std(dim=-1, keepdim=True)\n        return self.weight * (x - mean) / (std + self.eps) + self.bias",
+        message="The norm divides by x.std(-1) + eps (the annotated transformer's LayerNorm): two slips at once. "
+        "torch's std is unbiased (it divides by d_model - 1), and eps belongs inside the square root. Use "
+        "(x - mean) / sqrt(var + eps), var = x.var(-1, keepdim=True, unbiased=False).",
+    ),
+    Mistake(
+        id="layernorm_plain_tensors",
+        target="LayerNorm",
+        old="self.weight = nn.Parameter(torch.ones(d_model))  # (d_model,)\n        self.bias = nn.Parameter(torch.zeros(d_model))",
+        new="self.weight = torch.ones(d_model)\n        self.bias = torch.zeros(d_model)",
+        message="weight and bias are plain tensors: the module does not register them, so the optimizer never "
+        "trains them (they get no gradient), state_dict() does not save them and .to(device) does not move them. "
+        "Wrap them in nn.Parameter(...).",
+    ),
+    Mistake(
+        id="ffn_adds_residual",
+        target="PositionwiseFeedForward",
+        old="return self.w_2(hidden)",
+        new="return x + self.w_2(hidden)",
+        message="The feed-forward network adds its own input to its output (x + w_2(...), as code whose FFN holds "
+        "its own residual and norm does): here the residual belongs to SublayerConnection, and the network returns "
+        "w_2(dropout(relu(w_1(x)))) alone.",
+    ),
+    Mistake(
+        id="ffn_relu_after_w_2",
+        target="PositionwiseFeedForward",
+        old="return self.w_2(hidden)",
+        new="return torch.relu(self.w_2(hidden))",
+        message="A ReLU follows w_2 too, so the network's output is never negative: the ReLU goes between the two "
+        "layers only, w_2(dropout(relu(w_1(x)))).",
+    ),
+    Mistake(
+        id="ffn_dropout_probability_fixed",
+        target="PositionwiseFeedForward",
+        old="self.w_2 = nn.Linear(d_ff, d_model)  # narrows back: weight (d_model, d_ff)\n        self.dropout = nn.Dropout(p=dropout)",
+        new="self.w_2 = nn.Linear(d_ff, d_model)\n        self.dropout = nn.Dropout(p=0.1)",
+        message="self.dropout's probability is fixed (nn.Dropout(0.1)), whatever the dropout argument: build "
+        "self.dropout = nn.Dropout(dropout) with the probability given.",
+    ),
+    Mistake(
+        id="sublayer_dropout_probability_fixed",
+        target="SublayerConnection",
+        old="self.norm = LayerNorm(d_model)\n        self.dropout = nn.Dropout(p=dropout)",
+        new="self.norm = LayerNorm(d_model)\n        self.dropout = nn.Dropout(p=0.1)",
+        message="self.dropout's probability is fixed (nn.Dropout(0.1)), whatever the dropout argument: build "
+        "self.dropout = nn.Dropout(dropout) with the probability given.",
+    ),
+    Mistake(
+        id="encoder_sublayers_in_a_list",
+        target="EncoderLayer",
+        old="self.sublayer = nn.ModuleList([SublayerConnection(d_model, dropout) for _ in range(2)])",
+        new="self.sublayer = [SublayerConnection(d_model, dropout) for _ in range(2)]",
+        message="The sublayers are kept in a Python list, which the layer does not register: .eval() never reaches "
+        "them (their dropout stays on when the layer is evaluated), and .parameters() and .to(device) miss their "
+        "norms. Keep them in nn.ModuleList([...]).",
+    ),
+    Mistake(
+        id="encoder_first_sublayer_twice",
+        target="EncoderLayer",
+        old="return self.sublayer[1](x, self.feed_forward)",
+        new="return self.sublayer[0](x, self.feed_forward)",
+        message="sublayer[0] wraps the feed-forward network too, so one norm serves both sublayers and sublayer[1] "
+        "is never used: the feed-forward network goes through sublayer[1].",
+    ),
 ]

@@ -14,7 +14,7 @@ from __future__ import annotations
 # and in the students' self-check bundle. PyTorch is imported inside the probes that use it:
 # the grader reads the probes' tolerances without it.
 from ...public.probing import EXACT, ContractError, Tolerance, probe
-from ...public.torch_probes import fixed_dropout, grad, load, module
+from ...public.torch_probes import dropout_probability, fixed_dropout, grad, load, module, registered, unregistered
 
 # float32 keeps about 7 significant digits (eps = 1.2e-7). A correct implementation may
 # sum in another order than the reference (a variance as mean(x^2) - mean(x)^2, einsum
@@ -103,9 +103,25 @@ def layer_norm(impl, d_model, eps, weight, bias, x, grad_out):
 
 @probe(weight=EXACT, bias=EXACT)
 def layer_norm_start(impl, d_model):
-    """A new LayerNorm's weight and bias: ones and zeros, exact in every float type."""
+    """A new LayerNorm's weight and bias, both registered parameters: ones and zeros, exact in every float type."""
     layer = module(impl, "LayerNorm", d_model)
+    problem = unregistered(layer, "LayerNorm")
+    if problem:
+        raise ContractError(problem)
+    registered_parameters = dict(layer.named_parameters())
+    for name in ("weight", "bias"):
+        if name in dict(layer.named_buffers()) or (hasattr(layer, name) and name not in registered_parameters):
+            raise ContractError(
+                f"LayerNorm.{name} is not a parameter, so the optimizer never trains it: "
+                f"self.{name} = nn.Parameter(...)"
+            )
     return {"weight": parameter(layer, "weight", "LayerNorm"), "bias": parameter(layer, "bias", "LayerNorm")}
+
+
+@probe(registered=EXACT)
+def registration(impl, name, args):
+    """Whether the module ``name`` built with ``args`` registers its tensors and submodules."""
+    return registered(impl, name, args)
 
 
 # ------------------------------------------------------------------ the feed-forward network
@@ -113,19 +129,29 @@ def layer_norm_start(impl, d_model):
 FEED_FORWARD = ("w_1", "w_2")
 
 
+# The probability a module's self.dropout was built with, read before a fixed pattern replaces it:
+# the number given, stored as given.
+DROPOUT_P = "self.dropout.p"
+
+
 @probe(
-    out=FLOAT32, grad_x=GRADIENT, **{f"grad_{w}.{part}": GRADIENT for w in FEED_FORWARD for part in ("weight", "bias")}
+    out=FLOAT32,
+    grad_x=GRADIENT,
+    **{f"grad_{w}.{part}": GRADIENT for w in FEED_FORWARD for part in ("weight", "bias")},
+    **{DROPOUT_P: EXACT},
 )
 def feed_forward(impl, d_model, d_ff, weights, x, grad_out, p=0.0, keep=None):
     """PositionwiseFeedForward with the given weights, built with dropout p, in eval mode;
-    in train mode when ``keep`` (seq, d_ff) is given, with that pattern as its dropout."""
+    in train mode when ``keep`` (seq, d_ff) is given, with that pattern as its dropout
+    (self.dropout.p: its probability as built)."""
     layer = module(impl, "PositionwiseFeedForward", d_model, d_ff, dropout=p)
     load_weights(layer, weights, impl, "PositionwiseFeedForward")
+    built = dropout_probability(layer)
     set_mode(layer, keep, p, impl, "the hidden layer (batch, seq, d_ff)")
     x = impl.tensor(x).requires_grad_(True)
     out = layer(x)
     (out * impl.tensor(grad_out)).sum().backward()
-    outputs = {"out": out, "grad_x": grad(x)}
+    outputs = {DROPOUT_P: built, "out": out, "grad_x": grad(x)}
     for path in weights:
         outputs[f"grad_{path}"] = grad(parameter(layer, path, "PositionwiseFeedForward"))
     return outputs
@@ -134,10 +160,11 @@ def feed_forward(impl, d_model, d_ff, weights, x, grad_out, p=0.0, keep=None):
 # ------------------------------------------------------------------ add & norm
 
 
-@probe(out=FLOAT32, grad_x=GRADIENT)
+@probe(out=FLOAT32, grad_x=GRADIENT, **{DROPOUT_P: EXACT})
 def sublayer_connection(impl, d_model, weights, sublayer, x, grad_out, p=0.0, keep=None):
     """SublayerConnection around a linear sublayer (sublayer: its weight and bias), norm weights given;
-    eval mode, or train mode with the pattern ``keep`` (seq, d_model) as its dropout."""
+    eval mode, or train mode with the pattern ``keep`` (seq, d_model) as its dropout (self.dropout.p:
+    its probability as built)."""
     import torch
 
     layer = module(impl, "SublayerConnection", d_model, dropout=p)
@@ -145,11 +172,12 @@ def sublayer_connection(impl, d_model, weights, sublayer, x, grad_out, p=0.0, ke
     inner = torch.nn.Linear(d_model, d_model).to(impl.device)
     load(inner.weight, sublayer["weight"], impl, "the sublayer's weight")
     load(inner.bias, sublayer["bias"], impl, "the sublayer's bias")
+    built = dropout_probability(layer)
     set_mode(layer, keep, p, impl, "the sublayer's output (batch, seq, d_model)")
     x = impl.tensor(x).requires_grad_(True)
     out = layer(x, inner)
     (out * impl.tensor(grad_out)).sum().backward()
-    return {"out": out, "grad_x": grad(x)}
+    return {DROPOUT_P: built, "out": out, "grad_x": grad(x)}
 
 
 # ------------------------------------------------------------------ the layer

@@ -69,6 +69,12 @@ VISIBLE = [
     ),
     Visible("LayerNorm", "starts with weight 1 and bias 0", probes.layer_norm_start, {"d_model": 3}),
     Visible(
+        "LayerNorm",
+        "registers its parameters (nn.Parameter, nn.ModuleList), so that .to(), .eval() and the optimizer reach them",
+        probes.registration,
+        {"name": "LayerNorm", "args": [5]},
+    ),
+    Visible(
         "PositionwiseFeedForward",
         "widens d_model 4 to d_ff 8 and back, with a ReLU between",
         probes.feed_forward,
@@ -90,6 +96,19 @@ VISIBLE = [
         keys=("out",),
     ),
     Visible(
+        "PositionwiseFeedForward",
+        "builds self.dropout with the probability given (dropout=0.5)",
+        probes.feed_forward,
+        feed_forward_inputs(1019, 1, 3, 4, 6, p=0.5, keep=keep_mask(1023, 3, 6)),
+        keys=(probes.DROPOUT_P,),
+    ),
+    Visible(
+        "PositionwiseFeedForward",
+        "registers its parameters and submodules (nn.Parameter, nn.ModuleList), so that .to(), .eval() and the optimizer reach them",
+        probes.registration,
+        {"name": "PositionwiseFeedForward", "args": [4, 8, 0.1]},
+    ),
+    Visible(
         "SublayerConnection",
         "post-norm around a linear sublayer: norm(x + sublayer(x))",
         probes.sublayer_connection,
@@ -104,6 +123,19 @@ VISIBLE = [
         keys=("out",),
     ),
     Visible(
+        "SublayerConnection",
+        "builds self.dropout with the probability given (dropout=0.5)",
+        probes.sublayer_connection,
+        sublayer_inputs(1037, 1, 3, 4, p=0.5, keep=keep_mask(1041, 3, 4)),
+        keys=(probes.DROPOUT_P,),
+    ),
+    Visible(
+        "SublayerConnection",
+        "registers its parameters and submodules (nn.Parameter, nn.ModuleList), so that .to(), .eval() and the optimizer reach them",
+        probes.registration,
+        {"name": "SublayerConnection", "args": [4, 0.1]},
+    ),
+    Visible(
         "EncoderLayer",
         "one sequence of 3 tokens, d_model 4, 2 heads, d_ff 8",
         probes.encoder_layer,
@@ -116,5 +148,11 @@ VISIBLE = [
         probes.encoder_layer,
         encoder_inputs(1063, 2, 4, 6, 3, 12, mask=padding_mask([4, 2], 4)),
         keys=("out",),
+    ),
+    Visible(
+        "EncoderLayer",
+        "registers its parameters and submodules (nn.Parameter, nn.ModuleList), so that .to(), .eval() and the optimizer reach them",
+        probes.registration,
+        {"name": "EncoderLayer", "args": [4, 2, 8, 0.1]},
     ),
 ]

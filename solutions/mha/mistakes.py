@@ -502,4 +502,124 @@ MISTAKES = [
         new="if mask:",
         message='`if mask:` asks a tensor of many values for one truth value, which PyTorch refuses ("Boolean value of Tensor with more than one value is ambiguous"). To ask whether a mask was given, compare it with None: `mask is not None`.',
     ),
+    Mistake(
+        id="mask_blocks_where_true",
+        target="scaled_dot_product_attention",
+        old='scores = scores.masked_fill(mask == 0, float("-inf"))',
+        new='scores = scores.masked_fill(mask, float("-inf"))',
+        message="masked_fill(mask, ...) blocks the keys where the mask is True (the convention of nn.MultiheadAttention's "
+        "key_padding_mask and of some course handouts), and refuses a 0/1 integer mask: here the mask is True (or 1) "
+        "where attending is ALLOWED. Block where it is 0 or False: masked_fill(mask == 0, float('-inf')).",
+    ),
+    Mistake(
+        id="softmax_over_heads",
+        target="scaled_dot_product_attention",
+        old="attn_probs = scores.softmax(dim=-1)",
+        new="attn_probs = scores.softmax(dim=1)",
+        message="The softmax runs over dim=1: the heads of 4-D scores (batch, heads, q_len, k_len), the queries of "
+        "3-D ones, so the rows (each query's weights over the keys) do not sum to 1. Use dim=-1, the keys.",
+    ),
+    Mistake(
+        id="softmax_implicit_dim",
+        target="scaled_dot_product_attention",
+        old="attn_probs = scores.softmax(dim=-1)",
+        new="attn_probs = nn.functional.softmax(scores)",
+        message="softmax is called without dim, so PyTorch picks one (with a warning): dim 0 (the batch) of 3-D scores, "
+        "dim 1 (the heads) of 4-D ones, and the rows do not sum to 1. Say dim=-1, the keys.",
+    ),
+    Mistake(
+        id="mask_after_softmax",
+        target="scaled_dot_product_attention",
+        old='if mask is not None:\n        scores = scores.masked_fill(mask == 0, float("-inf"))\n    attn_probs = scores.softmax(dim=-1)',
+        new="attn_probs = scores.softmax(dim=-1)\n    if mask is not None:\n        attn_probs = attn_probs.masked_fill(mask == 0, 0.0)",
+        message="The mask is applied after the softmax (the blocked weights set to 0): the rows of the kept weights no "
+        "longer sum to 1. Block the scores before the softmax, with -inf, so that the softmax shares each row among "
+        "the allowed keys only.",
+    ),
+    Mistake(
+        id="positional_tensor2tensor_step",
+        target="PositionalEncoding",
+        old="angle = position / 10000 ** (two_i / d_model)",
+        new="angle = position / 10000 ** (two_i / 2 / max(d_model // 2 - 1, 1))",
+        message="The frequencies step by log(10000) / (d_model/2 - 1), as tensor2tensor's get_timing_signal_1d does "
+        "(its last pair reaches 1/10000 exactly): the paper's table, and this one, uses 10000^(2i/d_model), whose "
+        "exponents step by 2/d_model.",
+    ),
+    Mistake(
+        id="positional_tensor2tensor_table",
+        target="PositionalEncoding",
+        old="angle = position / 10000 ** (two_i / d_model)  # (max_length, d_model / 2)\n        pe = torch.zeros(max_length, d_model, dtype=torch.float64)\n        pe[:, 0::2] = torch.sin(angle)\n        pe[:, 1::2] = torch.cos(angle)",
+        new="angle = position / 10000 ** (two_i / 2 / max(d_model // 2 - 1, 1))\n        pe = torch.cat([torch.sin(angle), torch.cos(angle)], dim=1)",
+        message="This is tensor2tensor's timing signal (get_timing_signal_1d): all sines, then all cosines, with "
+        "frequencies stepping by log(10000) / (d_model/2 - 1). The paper's table interleaves them, sine in the "
+        "even columns and cosine in the odd ones, with the frequency 10000^(-2i/d_model) for pair i.",
+    ),
+    Mistake(
+        id="positional_exponent_sign_flipped",
+        target="PositionalEncoding",
+        old="angle = position / 10000 ** (two_i / d_model)",
+        new="angle = position.float() * torch.exp(two_i.float() * (math.log(10000.0) / d_model))",
+        message="The positions are multiplied by 10000^(2i/d_model) instead of divided (an exp(2i * log(10000) / d_model) "
+        "without its minus sign): the frequencies grow with i. pos / 10000^(2i/d_model), or "
+        "pos * exp(-2i * log(10000) / d_model).",
+    ),
+    Mistake(
+        id="positional_first_row_zero",
+        target="PositionalEncoding",
+        old="pe[:, 1::2] = torch.cos(angle)",
+        new="pe[:, 1::2] = torch.cos(angle)\n        pe[0] = 0.0",
+        message="Position 0 is all zeros (as code that keeps a zero row for padding makes it): its sines are "
+        "sin(0) = 0, but its cosines are cos(0) = 1. Compute row 0 like every other.",
+    ),
+    Mistake(
+        id="positional_dropout_probability_fixed",
+        target="PositionalEncoding",
+        old="self.dropout = nn.Dropout(p=dropout)\n        position = torch.arange(max_length",
+        new="self.dropout = nn.Dropout(p=0.1)\n        position = torch.arange(max_length",
+        message="The dropout's probability is fixed (nn.Dropout(0.1)), whatever the dropout argument: build "
+        "self.dropout = nn.Dropout(dropout) with the probability given.",
+    ),
+    Mistake(
+        id="split_heads_interleaved",
+        target="split_heads",
+        old="x = x.reshape(batch, seq, n_heads, d_model // n_heads)  # (batch, seq, n_heads, d_key)\n    return x.transpose(1, 2)",
+        new="return x.reshape(batch, seq, d_model // n_heads, n_heads).permute(0, 3, 1, 2)",
+        message="The features are dealt to the heads in turn (head h gets features h, h + n_heads, h + 2*n_heads, ...: "
+        "a reshape to (batch, seq, d_key, n_heads)): head h holds the contiguous slice h*d_key up to (h+1)*d_key. "
+        "Reshape to (batch, seq, n_heads, d_key), then swap axes 1 and 2.",
+    ),
+    Mistake(
+        id="mha_mask_unsqueezed_then_combined",
+        target="MultiHeadAttention",
+        old="A, attn_probs = scaled_dot_product_attention(Q, K, V, mask, self.dropout)",
+        new="A, attn_probs = scaled_dot_product_attention(Q, K, V, None if mask is None else mask.unsqueeze(1), self.dropout)",
+        message="The layer adds an axis to the mask (mask.unsqueeze(1), from code written for 3-D masks): the masks "
+        "given here are already 4-D, so the scores, and the heads given to combine_heads, become 5-D, and "
+        "combine_heads refuses them. Pass the mask on as it is.",
+    ),
+    Mistake(
+        id="mha_dropout_probability_fixed",
+        target="MultiHeadAttention",
+        old="self.Wo = nn.Linear(d_model, d_model)  # output projection, after the heads are joined\n        self.dropout = nn.Dropout(p=dropout)",
+        new="self.Wo = nn.Linear(d_model, d_model)\n        self.dropout = nn.Dropout(p=0.1)",
+        message="self.dropout's probability is fixed (nn.Dropout(0.1)), whatever the dropout argument: build "
+        "self.dropout = nn.Dropout(dropout) with the probability given.",
+    ),
+    Mistake(
+        id="encode_keeps_punctuation_tokens",
+        target="encode",
+        old="ids = [[stoi.get(token, stoi[UNK]) for token in tokenize(text)] for text in texts]",
+        new='import re\n\n    def basic_english(text):\n        text = re.sub(r"([.,()!?\'])", r" \\1 ", text.lower().replace(chr(34), ""))\n        return re.sub(r"[;:]", " ", text).split()\n\n    ids = [[stoi.get(token, stoi[UNK]) for token in basic_english(text)] for text in texts]',
+        message="The text is split with a tokenizer of its own that keeps punctuation as tokens (torchtext's "
+        "basic_english makes '.', ',', '!', '?', \"'\" tokens of their own): they become <unk> ids. Tokenize with "
+        "tokenize(text), which deletes punctuation, so that encode and build_vocab see the same tokens.",
+    ),
+    Mistake(
+        id="encode_appends_end_token",
+        target="encode",
+        old="ids = [[stoi.get(token, stoi[UNK]) for token in tokenize(text)] for text in texts]",
+        new='ids = [[stoi.get(token, stoi[UNK]) for token in tokenize(text)] + [stoi["<eos>"]] for text in texts]',
+        message="encode appends an end token, stoi['<eos>'], as sequence-to-sequence code does: this vocabulary has "
+        "none ('<pad>' and '<unk>' are its only specials), so the look-up fails. Encode the text's own tokens only.",
+    ),
 ]

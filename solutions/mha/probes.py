@@ -15,6 +15,7 @@ import numpy as np
 # inside the probes that use it: the grader reads the probes' tolerances without it.
 from ...public.probing import EXACT, ContractError, Tolerance, probe
 from ...public.torch_probes import (
+    dropout_probability,
     fixed_dropout,
     from_pyplot,
     grad,
@@ -24,6 +25,7 @@ from ...public.torch_probes import (
     module,
     pair,
     pyplot_figures_closed,
+    registered,
     strings,
 )
 
@@ -141,9 +143,28 @@ def positional_encoding_dropout(impl, d_model, max_length, x, p):
 DROPPED_OR_SCALED = dict(rtol=1e-5, atol=1e-6)
 
 
-@probe(dropped_or_scaled=EXACT, some_dropped=EXACT)
+# The probability that train mode's kept outputs imply, 1 - eval / train: a float32 division
+# of values of order 1, a few ulp; a wrong probability (0.1 for 0.5) moves it by 0.1 or more.
+IMPLIED_PROBABILITY = Tolerance(rtol=0.0, atol=1e-4, why="1 - eval / train of float32 outputs")
+
+
+def implied_probability(train: np.ndarray, summed: np.ndarray, p: float) -> np.float64:
+    """The dropout probability train mode's kept outputs imply (each is eval / (1 - p)), where they all
+    imply one; p itself where they do not (what is wrong then is where the dropout acts, said elsewhere)."""
+    kept = (train != 0) & (np.abs(summed) > 1e-3)
+    if not kept.any():
+        return np.float64(p)
+    ratios = train[kept].astype(np.float64) / summed[kept].astype(np.float64)
+    scale = float(np.median(ratios))
+    if not np.allclose(ratios, scale, rtol=1e-4, atol=0.0):
+        return np.float64(p)
+    return np.float64(1 - 1 / scale)
+
+
+@probe(probability=IMPLIED_PROBABILITY, dropped_or_scaled=EXACT, some_dropped=EXACT)
 def positional_encoding_train_mode(impl, d_model, max_length, x, p):
-    """Whether train mode (dropout p) gives 0 or eval / (1 - p) for every output, and 0 for some.
+    """Whether train mode (dropout p) gives 0 or eval / (1 - p) for every output, and 0 for some; and the
+    probability its kept outputs imply (p for the right dropout).
 
     Judged against the module's own eval-mode output, so any random draw passes, on any device.
     """
@@ -158,7 +179,11 @@ def positional_encoding_train_mode(impl, d_model, max_length, x, p):
         )
     zero = train == 0
     scaled = torch.isclose(train, summed / (1 - p), **DROPPED_OR_SCALED)
-    return {"dropped_or_scaled": np.bool_(bool((zero | scaled).all())), "some_dropped": np.bool_(bool(zero.any()))}
+    return {
+        "probability": implied_probability(plain(train), plain(summed), p),
+        "dropped_or_scaled": np.bool_(bool((zero | scaled).all())),
+        "some_dropped": np.bool_(bool(zero.any())),
+    }
 
 
 # ------------------------------------------------------------------ heads
@@ -177,7 +202,12 @@ def combine_heads(impl, x):
 # ------------------------------------------------------------------ attention
 
 
+# Each row of the weights sums to 1 (a softmax over the keys): a sum that is not 1 says what is
+# wrong (a softmax over another axis, weights masked after the softmax) where values alone do not.
+# A sum of at most 64 float32 weights, each off by a few ulp: FLOAT32's bound.
+ROW_SUMS = "row sums of attn_probs"
 ATTENTION_OUTPUTS = {
+    ROW_SUMS: FLOAT32,
     "output": FLOAT32,
     "attn_probs": FLOAT32,
     "grad_query": GRADIENT,
@@ -197,6 +227,7 @@ def attention(impl, query, key, value, grad_output, mask=None, keep=None, p=0.5)
     output, attn_probs = pair(result, "scaled_dot_product_attention")
     (output * impl.tensor(grad_output)).sum().backward()
     return {
+        **row_sums(attn_probs),
         "output": output,
         "attn_probs": attn_probs,
         "grad_query": grad(q),
@@ -205,16 +236,37 @@ def attention(impl, query, key, value, grad_output, mask=None, keep=None, p=0.5)
     }
 
 
+def plain(tensor) -> np.ndarray:
+    return tensor.detach().cpu().float().numpy()
+
+
+def row_sums(attn_probs) -> dict:
+    """{ROW_SUMS: each row's sum} where the weights are a tensor (else their own check says what they are)."""
+    import torch
+
+    return {ROW_SUMS: attn_probs.detach().sum(-1)} if isinstance(attn_probs, torch.Tensor) else {}
+
+
 WEIGHTS = ("Wq", "Wk", "Wv", "Wo")
 
 
-@probe(**ATTENTION_OUTPUTS, **{f"grad_{w}.{part}": GRADIENT for w in WEIGHTS for part in ("weight", "bias")})
+# The probability a module's self.dropout was built with, read before the fixed pattern replaces it:
+# the number given, stored as given.
+DROPOUT_P = "self.dropout.p"
+
+
+@probe(
+    **ATTENTION_OUTPUTS,
+    **{f"grad_{w}.{part}": GRADIENT for w in WEIGHTS for part in ("weight", "bias")},
+    **{DROPOUT_P: EXACT},
+)
 def multi_head_attention(impl, d_model, n_heads, weights, query, key, value, grad_output, mask=None, keep=None, p=0.5):
     """MultiHeadAttention with the given weights, in eval mode; or, when ``keep`` is given, in train mode.
 
     In train mode the layer is built with dropout p, so that every dropout it holds is
-    active, and its ``dropout`` is replaced by a fixed one (keep: (q_len, k_len)):
-    a second dropout elsewhere (on the output, say) changes the result.
+    active, its self.dropout's probability is read (self.dropout.p), and its ``dropout``
+    is replaced by a fixed one (keep: (q_len, k_len)): a second dropout elsewhere (on
+    the output, say) changes the result.
     """
     import torch
 
@@ -223,11 +275,13 @@ def multi_head_attention(impl, d_model, n_heads, weights, query, key, value, gra
         projection = linear(layer, name, "MultiHeadAttention")
         load(projection.weight, weights[f"{name}.weight"], impl, f"MultiHeadAttention.{name}.weight")
         load(projection.bias, weights[f"{name}.bias"], impl, f"MultiHeadAttention.{name}.bias")
+    probability = {}
     if keep is None:
         layer.eval()
     else:
         if not hasattr(layer, "dropout"):
             raise ContractError("MultiHeadAttention should have an attribute dropout")
+        probability = {DROPOUT_P: dropout_probability(layer)}
         layer.dropout = fixed_dropout(keep, p, impl)
         layer.train()
         torch.manual_seed(0)
@@ -236,6 +290,8 @@ def multi_head_attention(impl, d_model, n_heads, weights, query, key, value, gra
     output, attn_probs = pair(result, "MultiHeadAttention.forward")
     (output * impl.tensor(grad_output)).sum().backward()
     outputs = {
+        **probability,
+        **row_sums(attn_probs),
         "output": output,
         "attn_probs": attn_probs,
         "grad_query": grad(q),
@@ -247,6 +303,12 @@ def multi_head_attention(impl, d_model, n_heads, weights, query, key, value, gra
         outputs[f"grad_{name}.weight"] = grad(projection.weight)
         outputs[f"grad_{name}.bias"] = grad(projection.bias)
     return outputs
+
+
+@probe(registered=EXACT)
+def registration(impl, name, args):
+    """Whether the module ``name`` built with ``args`` registers its tensors and submodules."""
+    return registered(impl, name, args)
 
 
 @probe(raised=EXACT)

@@ -3,7 +3,7 @@
 import numpy as np
 
 from autograder.author.visible import Visible
-from autograder.grade.inputs import keep_mask, layers, normal
+from autograder.grade.inputs import counting, keep_mask, layers, normal
 
 from . import probes
 
@@ -104,6 +104,12 @@ VISIBLE = [
         },
     ),
     Visible(
+        "Embeddings",
+        "registers its parameters and submodules (nn.Parameter, nn.ModuleList), so that .to() and the optimizer see them",
+        probes.registration,
+        {"name": "Embeddings", "args": [10, 4]},
+    ),
+    Visible(
         "PositionalEncoding",
         "builds the table for d_model 4 and adds it",
         probes.positional_encoding,
@@ -124,36 +130,50 @@ VISIBLE = [
         {"d_model": 6, "max_length": 12, "x": normal(1014, 2, 10, 6), "p": 0.5},
     ),
     Visible(
-        "split_heads", "splits (2, 4, 6) into 3 heads", probes.split_heads, {"x": normal(1004, 2, 4, 6), "n_heads": 3}
+        "PositionalEncoding",
+        "registers its tensors and submodules (a buffer, nn.ModuleList), so that .to() and state_dict() see them",
+        probes.registration,
+        {"name": "PositionalEncoding", "args": [6, 0.1, 8]},
     ),
-    Visible("combine_heads", "joins 2 heads of width 3", probes.combine_heads, {"x": normal(1005, 2, 2, 3, 3)}),
+    Visible(
+        "split_heads",
+        "splits (2, 4, 6) into 3 heads (x holds 0, 1, 2, ...: a value says which token and feature it is)",
+        probes.split_heads,
+        {"x": counting(2, 4, 6), "n_heads": 3},
+    ),
+    Visible(
+        "combine_heads",
+        "joins 2 heads of width 3 (x holds 0, 1, 2, ...: a value says which head, token and feature it is)",
+        probes.combine_heads,
+        {"x": counting(2, 2, 3, 3)},
+    ),
     Visible(
         "scaled_dot_product_attention",
         "attends from 3 queries to 4 keys",
         probes.attention,
         attention_inputs(1006, (1,), 3, 4, 2),
-        keys=("output", "attn_probs"),
+        keys=(probes.ROW_SUMS, "output", "attn_probs"),
     ),
     Visible(
         "scaled_dot_product_attention",
         "blocks the future with a causal mask",
         probes.attention,
         attention_inputs(1007, (1,), 3, 3, 2, mask=np.tril(np.ones((3, 3), dtype=bool))[None]),
-        keys=("output", "attn_probs"),
+        keys=(probes.ROW_SUMS, "output", "attn_probs"),
     ),
     Visible(
         "scaled_dot_product_attention",
         "attends in 2 heads at once (4-D inputs, d_k 3)",
         probes.attention,
         attention_inputs(1015, (1, 2), 2, 3, 3),
-        keys=("output", "attn_probs"),
+        keys=(probes.ROW_SUMS, "output", "attn_probs"),
     ),
     Visible(
         "scaled_dot_product_attention",
         "applies a fixed dropout to the weights and returns them before dropout",
         probes.attention,
         attention_inputs(1016, (1,), 3, 4, 3, keep=keep_mask(1017, 3, 4), p=0.5),
-        keys=("output", "attn_probs"),
+        keys=(probes.ROW_SUMS, "output", "attn_probs"),
     ),
     Visible(
         "make_padding_mask",
@@ -182,34 +202,47 @@ VISIBLE = [
         "self-attention, d_model 6, 2 heads",
         probes.multi_head_attention,
         mha_inputs(1008, 1, 3, 6, 2),
-        keys=("output", "attn_probs"),
+        keys=(probes.ROW_SUMS, "output", "attn_probs"),
     ),
     Visible(
         "MultiHeadAttention",
         "cross-attention: 2 queries attend to 4 keys and values of their own",
         probes.multi_head_attention,
         mha_inputs(1018, 1, 2, 6, 2, k_len=4),
-        keys=("output", "attn_probs"),
+        keys=(probes.ROW_SUMS, "output", "attn_probs"),
     ),
     Visible(
         "MultiHeadAttention",
         "passes a padding mask (batch, 1, 1, k_len) on to every head",
         probes.multi_head_attention,
         mha_inputs(1019, 2, 3, 6, 3, mask=padding_mask([3, 2], 3)),
-        keys=("output", "attn_probs"),
+        keys=(probes.ROW_SUMS, "output", "attn_probs"),
     ),
     Visible(
         "MultiHeadAttention",
         "applies self.dropout to the attention weights (train mode) and returns them before dropout",
         probes.multi_head_attention,
         mha_inputs(1009, 1, 3, 4, 2, keep=keep_mask(1010, 3, 3), p=0.5),
-        keys=("output", "attn_probs"),
+        keys=(probes.ROW_SUMS, "output", "attn_probs"),
+    ),
+    Visible(
+        "MultiHeadAttention",
+        "builds self.dropout with the probability given (dropout=0.5)",
+        probes.multi_head_attention,
+        mha_inputs(1009, 1, 3, 4, 2, keep=keep_mask(1010, 3, 3), p=0.5),
+        keys=(probes.DROPOUT_P,),
     ),
     Visible(
         "MultiHeadAttention",
         "refuses d_model 6 with 4 heads",
         probes.multi_head_attention_indivisible,
         {"d_model": 6, "n_heads": 4},
+    ),
+    Visible(
+        "MultiHeadAttention",
+        "registers its parameters and submodules (nn.Parameter, nn.ModuleList), so that .to() and the optimizer see them",
+        probes.registration,
+        {"name": "MultiHeadAttention", "args": [6, 2]},
     ),
     Visible(
         "display_attention",

@@ -182,6 +182,20 @@ def test_one_students_tree_deeper_than_recursion_refuses_that_student_only(sampl
     assert list(scratch.iterdir()) == []  # the unpacked export and every student's copy are gone
 
 
+def test_a_class_gets_errors_carried_forward(mha, tmp_path):
+    """Does grade-all give a student whose split_heads is wrong, and layer right, all of MultiHeadAttention's points,
+    in the summary, with the feedback page saying that the reference's split_heads stood in?"""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    shutil.copy(sample_path(mha, "split_heads_without_transpose"), folder / "ann.ipynb")
+    out = tmp_path / "out"
+    assert batch.grade_all(folder, "mha", out, GradingConfig(), jobs=1, progress=False) == 0
+    row = rows(out)["ann"]
+    assert row["MultiHeadAttention"] == "8" and float(row["split_heads"]) < 3
+    note = "MultiHeadAttention graded with the reference's split_heads, since yours fails its own checks"
+    assert note in (out / "students" / "ann" / "feedback.md").read_text().replace("\\_", "_")  # Markdown escapes _
+
+
 def test_a_rerun_grades_only_what_changed(samples, tmp_path, capsys):
     """Is an unchanged class not graded again; a change of grading option (or --force) regrade everyone?"""
     folder = tmp_path / "class"

@@ -36,11 +36,13 @@ def run(command, **kwargs):
 
 @pytest.fixture(scope="module")
 def notebooks(mha, tmp_path_factory):
-    """A correct, a partly wrong and a blank notebook, as students hand them in."""
+    """A correct, a partly wrong and a blank notebook, as students hand them in, and one whose split_heads is
+    wrong under a right layer (error carried forward)."""
     folder = tmp_path_factory.mktemp("class")
     (folder / "ada.ipynb").write_text(notebook_text(sample_notebook(mha, None)))
     shutil.copy(sample_path(mha), folder / "ben.ipynb")
     shutil.copy(mha.release_dir / mha.notebook_name, folder / "cy.ipynb")
+    shutil.copy(sample_path(mha, "split_heads_without_transpose"), folder / "dee.ipynb")
     return folder
 
 
@@ -72,13 +74,28 @@ def test_nbgrader_autograde_gives_the_kit_points(mha, mha_grader, notebooks, cou
     """Do nbgrader autograde and the grade command give each name the same points?"""
     from nbgrader.api import Gradebook
 
+    ours = {}
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         for notebook in sorted(notebooks.glob("*.ipynb")):
-            ours = mha_grader.grade(notebook).by_name()
+            ours[notebook.stem] = mha_grader.grade(notebook).by_name()
             for name in mha.graded:
                 theirs = gradebook.find_grade(f"{name}-tests", "mha", mha.name, notebook.stem).score
-                assert theirs == pytest.approx(float(ours[name][0]), abs=1e-3), (notebook.stem, name)
-    assert ours["tokenize"][0] == 0  # the blank one came last: the comparison covered a zero too
+                assert theirs == pytest.approx(float(ours[notebook.stem][name][0]), abs=1e-3), (notebook.stem, name)
+    assert ours["cy"]["tokenize"][0] == 0  # the blank one: the comparison covered a zero too
+
+
+@pytest.mark.slow
+def test_nbgrader_carries_errors_forward(mha, course):
+    """In nbgrader's kernel, does the layer of a notebook whose split_heads is wrong earn all its points, its
+    hidden cell saying that the reference's split_heads stood in?"""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        assert gradebook.find_grade("MultiHeadAttention-tests", "mha", mha.name, "dee").score == 8
+        assert gradebook.find_grade("split_heads-tests", "mha", mha.name, "dee").score < 3
+    graded = json.loads((course / "autograded" / "dee" / mha.name / mha.notebook_name).read_text())
+    outputs = json.dumps([cell.get("outputs", []) for cell in graded["cells"]])
+    assert "MultiHeadAttention graded with the reference's split_heads, since yours fails its own checks" in outputs
 
 
 @pytest.mark.slow

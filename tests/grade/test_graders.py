@@ -89,22 +89,70 @@ def test_a_float_mask_with_the_right_values_loses_its_bool_check_only(mha, mha_g
     assert "The mask is float" in failed[0].message
 
 
+@pytest.fixture
+def without_carry(mha_grader):
+    """The grader of mha with error carried forward turned off (points.toml's carry_forward = false)."""
+    mha_grader.carry_forward_enabled = False
+    yield mha_grader
+    mha_grader.carry_forward_enabled = True
+
+
 @pytest.mark.slow
-def test_a_caller_points_to_the_failing_exercise_it_calls(mha, mha_grader, tmp_path):
-    """With scaled_dot_product_attention failing its own checks (its scores divided by sqrt(d_k * dim 1), which the
-    layer's outputs share with a mistake of the layer's own), does each failing check of MultiHeadAttention say
-    first to fix scaled_dot_product_attention, and name no mistake of the layer's own?"""
+def test_a_caller_points_to_the_failing_exercise_it_calls(mha, without_carry, tmp_path):
+    """Without error carried forward, with scaled_dot_product_attention failing its own checks (its scores divided
+    by sqrt(d_k * dim 1), which the layer's outputs share with a mistake of the layer's own), does each failing
+    check of MultiHeadAttention say first to fix scaled_dot_product_attention, and name no mistake of its own?"""
     path = edited_reference(
         mha,
         tmp_path,
         "scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)",
         "scores = query @ key.transpose(-2, -1) / math.sqrt(d_k * query.size(1))",
     )
-    report = mha_grader.grade(path)
+    report = without_carry.grade(path)
     failing = [c for c in report.checks if c.name == "MultiHeadAttention" and c.status == "failed"]
     first = "MultiHeadAttention calls scaled_dot_product_attention, which fails its own check: fix that first."
     assert failing and all(first in c.message.split("\n", 1)[0] for c in failing)
     assert "mha_scaled_by_d_model" not in report.mistakes()
+
+
+NOTE = "MultiHeadAttention graded with the reference's split_heads, since yours fails its own checks"
+
+
+@pytest.mark.slow
+def test_a_caller_is_graded_with_the_reference_standing_in(mha, mha_grader, tmp_path):
+    """With split_heads wrong and the layer right (a notebook), does the layer earn all its points, every check of
+    it saying that the reference's split_heads stood in, while split_heads loses its own?"""
+    from autograder.results.files import write_results
+
+    report = mha_grader.grade(sample_path(mha, "split_heads_without_transpose"))
+    assert lost_names(report) == ["split_heads"]
+    layer = [c for c in report.checks if c.name == "MultiHeadAttention"]
+    assert {c.kind for c in layer} == {"hidden", "visible"}
+    assert all(c.status == "passed" and NOTE in c.message and c.carried == ["split_heads"] for c in layer)
+    assert report.mistakes() == ["split_heads_without_transpose"]
+    results = json.loads(write_results(report, tmp_path / "out").read_text())
+    tests = [t for t in results["tests"] if t["tags"] == ["MultiHeadAttention"]]
+    assert tests and all(t["extra_data"]["carried"] == ["split_heads"] for t in tests)
+
+
+@pytest.mark.slow
+def test_a_carried_caller_is_judged_on_its_own_mistake(mha, mha_grader, tmp_path):
+    """With scaled_dot_product_attention unscaled and the layer not passing its mask on, is the layer graded with
+    the reference's attention, losing its mask checks only, with its own mistake named?"""
+    source = mha.reference_path.read_text()
+    for old, new in (
+        ("scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)", "scores = query @ key.transpose(-2, -1)"),
+        ("scaled_dot_product_attention(Q, K, V, mask, self.dropout)", "scaled_dot_product_attention(Q, K, V, None, self.dropout)"),
+    ):  # fmt: skip
+        source = source.replace(old, new)
+    path = tmp_path / "two_mistakes.py"
+    path.write_text(source)
+    report = mha_grader.grade(path)
+    failed = [c for c in report.hidden if c.name == "MultiHeadAttention" and c.status == "failed"]
+    assert [c.title for c in failed] == ["attends from the queries to separate keys and values, and honours masks"]
+    assert failed[0].carried == ["scaled_dot_product_attention"] and "fix that first" not in failed[0].message
+    assert failed[0].mistakes == ["mha_mask_not_passed"]
+    assert {"attention_not_scaled", "mha_mask_not_passed"} == set(report.mistakes())
 
 
 @pytest.mark.slow
@@ -182,6 +230,23 @@ def test_plain_pytest_runs_the_graders(mha, tmp_path):
     results = json.loads((tmp_path / "results.json").read_text())
     assert results["extra_data"]["by_name"]["tokenize"]["score"] == 2
     assert results["score"] == pytest.approx(37.371429)
+
+
+@pytest.mark.slow
+def test_plain_pytest_carries_errors_forward(mha, tmp_path):
+    """Under plain pytest, does the layer's test fail on the student's own split_heads, while its points, graded
+    with the reference's split_heads, are all there?"""
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "solutions/mha/graders", "-q", "-p", "no:cacheprovider",
+         "--grade-submission", str(sample_path(mha, "split_heads_without_transpose")),
+         "--grade-results", str(tmp_path)],
+        capture_output=True, text=True, cwd=KIT_ROOT, env={"PYTHONDONTWRITEBYTECODE": "1", "PATH": ""},
+    )  # fmt: skip
+    assert "FAILED solutions/mha/graders/test_multi_head_attention.py::test_self_attention" in done.stdout
+    results = json.loads((tmp_path / "results.json").read_text())
+    by_name = results["extra_data"]["by_name"]
+    assert by_name["MultiHeadAttention"]["score"] == 8 and by_name["split_heads"]["score"] < 3
+    assert NOTE in json.dumps(results["tests"])
 
 
 def test_plain_pytest_without_a_submission_says_what_to_pass():

@@ -1,9 +1,12 @@
 """Does a check in the notebook say which exercise to fix when the one checked calls another that fails?
 
 MultiHeadAttention calls scaled_dot_product_attention: while that one fails its own
-check, the layer's check says so first, names the called exercise's known mistakes as
-that exercise's, and names none of the layer's own (a look-alike of the called
-exercise's slip would send the student to the wrong cell).
+check, the layer's check runs again with the reference standing in for it (error
+carried forward, answered from the reference's calls recorded on the check's inputs)
+and reports the better run, saying so. Where that run is no better (or the assignment
+turns carrying off), the layer's check says first to fix the called exercise, names the
+called exercise's known mistakes as that exercise's, and names none of the layer's own
+(a look-alike of the called exercise's slip would send the student to the wrong cell).
 """
 
 from functools import cache
@@ -22,19 +25,28 @@ def data(assignment):
     return visible_data(assignment)
 
 
-def student(assignment, old: str, new: str) -> dict:
-    """The reference with one edit, run as a notebook's cells run: its functions share one namespace."""
+def without_carry(assignment) -> dict:
+    """The visible data of an assignment that turns error carried forward off."""
+    return {**data(assignment), "carry_forward": False}
+
+
+def student(assignment, old: str, new: str, *more: str) -> dict:
+    """The reference with edits (old, new, old, new, ...), run as a notebook's cells run: its functions share
+    one namespace."""
     namespace: dict = {}
     source = assignment.reference_path.read_text()
-    assert source.count(old) == 1
-    exec(compile(source.replace(old, new), "student", "exec"), namespace)
+    edits = (old, new, *more)
+    for before, after in zip(edits[::2], edits[1::2]):
+        assert source.count(before) == 1
+        source = source.replace(before, after)
+    exec(compile(source, "student", "exec"), namespace)
     return namespace
 
 
 def test_a_called_exercises_mistake_is_said_to_be_its(mha, capsys):
     """Is an unscaled scaled_dot_product_attention named, in the layer's check, as that exercise's mistake?"""
     namespace = student(mha, SCORES, "scores = query @ key.transpose(-2, -1)")
-    SelfCheck(data(mha)).check(namespace["MultiHeadAttention"])
+    SelfCheck(without_carry(mha)).check(namespace["MultiHeadAttention"])
     printed = capsys.readouterr().out
     assert printed.startswith(FIRST)
     assert (
@@ -47,7 +59,7 @@ def test_the_callers_look_alike_mistake_is_not_named_while_the_called_one_fails(
     """Does a slip of scaled_dot_product_attention that the layer's outputs share with a mistake of the layer's own
     (scores divided by sqrt(d_model)) leave that mistake unnamed, the layer's check pointing to the called exercise?"""
     namespace = student(mha, SCORES, "scores = query @ key.transpose(-2, -1) / math.sqrt(d_k * query.size(1))")
-    SelfCheck(data(mha)).check(namespace["MultiHeadAttention"])
+    SelfCheck(without_carry(mha)).check(namespace["MultiHeadAttention"])
     printed = capsys.readouterr().out
     assert printed.startswith(FIRST)
     assert "sqrt(d_model) (the embedding size)" not in printed
@@ -75,7 +87,7 @@ def test_a_numpy_caller_names_every_failing_exercise_it_reaches(capsys):
         "shifted = x - np.max(x, axis=axis, keepdims=True)  # the largest entry of each slice becomes 0",
         "shifted = x - np.max(x, axis=0, keepdims=True)",
     )
-    SelfCheck(data(numpy_assignment)).check(namespace["multi_head_attention"])
+    SelfCheck(without_carry(numpy_assignment)).check(namespace["multi_head_attention"])
     printed = capsys.readouterr().out
     assert printed.startswith(
         "multi_head_attention calls softmax and qkv_attention, which fail their own checks: fix them first.\n"
@@ -140,3 +152,125 @@ def test_a_waiting_demo_says_to_run_it_again(mha, capsys):
     assert "This cell waits for tokenize: run this cell again once it passes its checks." in capsys.readouterr().out
     assert selfcheck.needs(tokenize, build_vocab) is False
     assert "run this cell again once they pass their checks." in capsys.readouterr().out
+
+
+SPLIT = "x = x.reshape(batch, seq, n_heads, d_model // n_heads)  # (batch, seq, n_heads, d_key)\n    return x.transpose(1, 2)"
+SPLIT_WITHOUT_TRANSPOSE = "return x.reshape(batch, n_heads, seq, d_model // n_heads)"
+
+
+def test_a_caller_is_checked_with_the_reference_standing_in(mha, capsys):
+    """With split_heads wrong and the layer right, does the layer's check pass with the reference's split_heads,
+    say so, and leave the notebook's own split_heads in place, failing its own check?"""
+    namespace = student(mha, SPLIT, SPLIT_WITHOUT_TRANSPOSE)
+    own = namespace["split_heads"]
+    selfcheck = SelfCheck(data(mha))
+    selfcheck.check(namespace["MultiHeadAttention"])
+    printed = capsys.readouterr().out
+    assert printed.startswith(
+        "MultiHeadAttention checked with the reference's split_heads, since yours fails its own checks.\n"
+        "MultiHeadAttention: 7 of 7 visible checks pass"
+    )
+    assert namespace["split_heads"] is own
+    selfcheck.check(own)
+    assert "split_heads: 0 of 1 visible checks pass" in capsys.readouterr().out
+    assert selfcheck.needs(namespace["MultiHeadAttention"]) is False  # a demo runs the student's own code
+
+
+def test_a_carried_caller_names_its_own_mistake(mha, capsys):
+    """With scaled_dot_product_attention unscaled and the layer dropping its output again, is the layer checked
+    with the reference's attention, and its own mistake named as its own?"""
+    namespace = student(
+        mha,
+        SCORES,
+        "scores = query @ key.transpose(-2, -1)",
+        "return self.Wo(combine_heads(A)), attn_probs",
+        "return nn.functional.dropout(self.Wo(combine_heads(A)), self.dropout.p, self.training), attn_probs",
+    )
+    SelfCheck(data(mha)).check(namespace["MultiHeadAttention"])
+    printed = capsys.readouterr().out
+    assert printed.startswith(
+        "MultiHeadAttention checked with the reference's scaled_dot_product_attention, since yours fails its own "
+        "checks.\nMultiHeadAttention: 6 of 7 visible checks pass"
+    )
+    assert "This looks like a known mistake: The layer's output goes through dropout again" in printed
+    assert "The scores are not scaled" not in printed
+
+
+def test_a_call_the_reference_never_makes_is_not_answered(mha, capsys):
+    """Where the layer passes its attention other arguments than the reference's layer does (no mask), does the
+    notebook's check say that the reference cannot stand in there, and why?"""
+    namespace = student(
+        mha,
+        SCORES,
+        "scores = query @ key.transpose(-2, -1)",
+        "scaled_dot_product_attention(Q, K, V, mask, self.dropout)",
+        "scaled_dot_product_attention(Q, K, V, None, self.dropout)",
+    )
+    SelfCheck(data(mha)).check(namespace["MultiHeadAttention"])
+    printed = capsys.readouterr().out
+    assert "6 of 7 visible checks pass" in printed
+    assert (
+        "your code calls scaled_dot_product_attention with arguments the reference's code never passes it on this "
+        "check's inputs" in printed
+    )
+
+
+def test_a_module_caller_is_checked_with_the_reference_module(capsys):
+    """With SublayerConnection pre-norm, is EncoderLayer checked with the reference's SublayerConnection, the
+    sublayers it passes (functions of its own) run by its own code?"""
+    from autograder import assignment as assignments
+
+    encoder_block = assignments.get("encoder_block")
+    namespace = student(
+        encoder_block,
+        "return self.norm(x + self.dropout(sublayer(x)))",
+        "return x + self.dropout(sublayer(self.norm(x)))",
+    )
+    SelfCheck(data(encoder_block)).check(namespace["EncoderLayer"])
+    printed = capsys.readouterr().out
+    assert printed.startswith(
+        "EncoderLayer checked with the reference's SublayerConnection, since yours fails its own checks.\n"
+        "EncoderLayer: 3 of 3 visible checks pass"
+    )
+
+
+def test_a_kept_stand_in_answers_nothing_later(mha, capsys):
+    """Does a stand-in that the layer keeps in a global refuse to answer once the layer's checks are over?"""
+    import torch
+
+    from autograder.public.carry import CarryError
+
+    namespace = student(
+        mha,
+        SPLIT,
+        SPLIT_WITHOUT_TRANSPOSE,
+        'PAD = "<pad>"',
+        'KEPT = []\nPAD = "<pad>"',
+        "Q = split_heads(self.Wq(query), self.n_heads)",
+        "KEPT.append(split_heads)\n        Q = split_heads(self.Wq(query), self.n_heads)",
+    )
+    SelfCheck(data(mha)).check(namespace["MultiHeadAttention"])
+    assert "7 of 7 visible checks pass" in capsys.readouterr().out
+    stand_in = namespace["KEPT"][-1]
+    assert stand_in is not namespace["split_heads"]
+    with pytest.raises(CarryError, match="does not answer now"):
+        stand_in(torch.zeros(1, 2, 4), 2)
+
+
+def test_the_release_notebook_carries_errors_forward(mha, capsys):
+    """Does the self-check bundle shipped in the release notebook check the layer with the reference's
+    split_heads, answering from the calls it carries, when the notebook's split_heads is wrong?"""
+    import json
+
+    from autograder.author import bundle, release
+
+    mha.module("probes")  # registers the probes the checks name
+    notebook = json.loads((mha.release_dir / mha.notebook_name).read_text())
+    shipped = json.loads(bundle.files_of_cell(release.bundle_cell(notebook))["visible.json"])
+    assert shipped["carry_forward"] is True and shipped["kinds"]["MultiHeadAttention"] == "module"
+    namespace = student(mha, SPLIT, SPLIT_WITHOUT_TRANSPOSE)
+    SelfCheck(shipped).check(namespace["MultiHeadAttention"])
+    assert capsys.readouterr().out.startswith(
+        "MultiHeadAttention checked with the reference's split_heads, since yours fails its own checks.\n"
+        "MultiHeadAttention: 7 of 7 visible checks pass"
+    )

@@ -149,8 +149,9 @@ def test_every_results_json_grade_writes_follows_the_format(mha, mha_grader, tmp
     assert "**Known mistake** `positional_cosine_exponent_off_by_one`" in visible[0]["output"], (
         "the named mistake is in the test students see before the due date"
     )
-    # MultiHeadAttention's four failing checks fail alike (it calls split_heads): the message is shown once
-    assert visible[0]["output"].count("It failed the same way as the check above.") == 3
+    # MultiHeadAttention calls the split_heads that did not load: checked with the reference's, it passes
+    passing = next(line for line in visible[0]["output"].splitlines() if line.startswith("Passing:"))
+    assert "`MultiHeadAttention`" in passing
 
 
 def test_the_feedback_fixtures_follow_the_format():

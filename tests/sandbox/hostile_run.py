@@ -90,6 +90,10 @@ def judge(name: str, lost: list[str], report, results_path: Path | None) -> list
         messages = " ".join(c.message for c in report.checks if c.name == lost_name).lower()
         if words.lower() not in messages:
             problems.append(f"{lost_name}: {words!r} not in {messages[:300]!r}")
+    for carried, words in expected.get("carried", {}).items():
+        messages = " ".join(c.message for c in report.checks if c.name == carried)
+        if carried in losses or words not in messages:
+            problems.append(f"{carried}: not graded with {words!r}: {messages[:300]!r}")
     for words in expected.get("notes", []):
         if not any(words in note for note in report.notes):
             problems.append(f"no note says {words!r}: {report.notes}")

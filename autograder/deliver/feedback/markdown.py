@@ -20,6 +20,7 @@ from .model import (
     STATE_WORDS,
     Exercise,
     Feedback,
+    carried_text,
     cases_text,
     check_cost,
     feedback,
@@ -75,7 +76,9 @@ def _points_table(fb: Feedback) -> list[str]:
             f"| {_bar(exercise.score, exercise.max_score)} "
             f"| {STATE_MARKS[exercise.state]} {STATE_WORDS[exercise.state]} |"
         )
-    return out + [""]
+    out.append("")
+    carried = [carried_text(exercise) for exercise in fb.exercises if exercise.carried]
+    return out + ([f"- {md_text(text)}." for text in carried] + [""] if carried else [])
 
 
 def _did_not_run(fb: Feedback) -> list[str]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ...public.carry import carried_note
 from ...public.loader import note_defines
 from ...results.files import NOT_STARTED_WHY, SAME_FAILURE
 from ...results.read import Check, Results, line, read_results
@@ -105,6 +106,11 @@ class Exercise:
     hidden_cases: int | None = None
     hidden_titles: list[str] = field(default_factory=list)
     note: str = ""  # the instructor's note for the group of students whose code fails it this way
+
+    @property
+    def carried(self) -> list[str]:
+        """The graded names the reference stood in for when this one was graded (error carried forward)."""
+        return list(dict.fromkeys(name for check in self.checks for name in check.carried))
 
     @property
     def state(self) -> str:
@@ -265,6 +271,13 @@ def feedback(results: dict, *, show_hidden: bool = False, student: str = "") -> 
         show_hidden=show_hidden,
         summary=read.output,
     )
+
+
+def carried_text(exercise: Exercise) -> str:
+    """What error carried forward did for an exercise, and what it asks of the student: '' when nothing."""
+    if not exercise.carried:
+        return ""
+    return carried_note(exercise.name, exercise.carried) + ": its points do not count that mistake twice"
 
 
 def hidden_note(check: Check) -> str:

@@ -26,6 +26,7 @@ from .model import (
     STATE_WORDS,
     Exercise,
     Feedback,
+    carried_text,
     cases_text,
     check_cost,
     feedback,
@@ -155,7 +156,9 @@ def _points_table(fb: Feedback) -> list[str]:
             f'<td class="barcell {bar_state}">{_bar("bar", exercise.score, exercise.max_score, _points_of(exercise))}</td>'
             f'<td><span class="badge {shown}">{STATE_MARKS[shown]} {STATE_WORDS[shown]}</span></td></tr>'
         )
-    return out + ["</tbody></table></section>"]
+    out.append("</tbody></table>")
+    out += [f'<p class="carried">{_h(carried_text(e))}.</p>' for e in fb.exercises if e.carried]
+    return out + ["</section>"]
 
 
 def _did_not_run(fb: Feedback) -> list[str]:

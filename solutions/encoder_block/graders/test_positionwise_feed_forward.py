@@ -3,7 +3,7 @@
 import pytest
 
 from autograder.grade.inputs import keep_mask, normal
-from autograder.grade.judge import expect_same
+from autograder.grade.judge import expect_same, require
 
 from .. import probes
 from . import feed_forward
@@ -54,3 +54,17 @@ def test_dropout_on_the_hidden_layer(student, reference):
     """in train mode, applies self.dropout to the hidden layer (after the ReLU, before w_2)"""
     case = inputs(59, 2, 4, 6, 20, p=0.5, keep=keep_mask(61, 4, 20))
     expect_same(student, reference, probes.feed_forward, case, keys=("out", "grad_x"))
+
+
+def test_dropout_probability(student):
+    """builds self.dropout with the probability given (dropout=p), before the check puts its own in place"""
+    case = inputs(63, 1, 3, 4, 8, p=0.3, keep=keep_mask(67, 3, 8))
+    got = student.run(probes.feed_forward.probe_id, case)
+    evidence = {"probe_id": probes.feed_forward.probe_id, "inputs": case, "got": got, "keys": (probes.DROPOUT_P,)}
+    built = float(got.get(probes.DROPOUT_P, float("nan")))
+    require(
+        built == 0.3,  # the number given, stored as given: exact
+        f"PositionwiseFeedForward(..., dropout=0.3).dropout.p is {built:g}: build self.dropout = nn.Dropout(dropout), with the "
+        f"probability given",
+        evidence,
+    )

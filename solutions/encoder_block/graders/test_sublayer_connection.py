@@ -3,7 +3,7 @@
 import pytest
 
 from autograder.grade.inputs import keep_mask, normal
-from autograder.grade.judge import expect_same
+from autograder.grade.judge import expect_same, require
 
 from .. import probes
 from . import linear, norm
@@ -53,3 +53,22 @@ def test_dropout_on_the_sublayer_output(student, reference):
     """in train mode, applies self.dropout to the sublayer's output, before adding x"""
     case = inputs(79, 2, 5, 8, p=0.5, keep=keep_mask(81, 5, 8))
     expect_same(student, reference, probes.sublayer_connection, case, keys=("out", "grad_x"))
+
+
+def test_dropout_probability(student):
+    """builds self.dropout with the probability given (dropout=p), before the check puts its own in place"""
+    case = inputs(83, 1, 3, 4, p=0.3, keep=keep_mask(87, 3, 4))
+    got = student.run(probes.sublayer_connection.probe_id, case)
+    evidence = {
+        "probe_id": probes.sublayer_connection.probe_id,
+        "inputs": case,
+        "got": got,
+        "keys": (probes.DROPOUT_P,),
+    }
+    built = float(got.get(probes.DROPOUT_P, float("nan")))
+    require(
+        built == 0.3,  # the number given, stored as given: exact
+        f"SublayerConnection(..., dropout=0.3).dropout.p is {built:g}: build self.dropout = nn.Dropout(dropout), with the "
+        f"probability given",
+        evidence,
+    )

@@ -8,6 +8,10 @@ from autograder.grade.judge import expect_same, require, require_own_attention
 
 from .. import probes
 
+# The row sums first: a sum that is not 1 says what is wrong (a softmax over another axis,
+# weights masked after the softmax) where the values alone would not.
+VALUES = (probes.ROW_SUMS, "output", "attn_probs")
+
 GRADED = "MultiHeadAttention"
 
 
@@ -56,7 +60,7 @@ def test_self_attention(student, reference, shape):
         reference,
         probes.multi_head_attention,
         inputs(59, batch, seq, seq, d_model, n_heads),
-        keys=("output", "attn_probs"),
+        keys=VALUES,
     )
 
 
@@ -64,7 +68,7 @@ def test_self_attention(student, reference, shape):
 @pytest.mark.parametrize("make", OTHERS.values(), ids=OTHERS.keys())
 def test_cross_attention_and_masks(student, reference, make):
     """attends from the queries to separate keys and values, and honours masks"""
-    expect_same(student, reference, probes.multi_head_attention, make(), keys=("output", "attn_probs"))
+    expect_same(student, reference, probes.multi_head_attention, make(), keys=VALUES)
 
 
 GRADIENT_KEYS = ("grad_query", "grad_key", "grad_value") + tuple(
@@ -89,7 +93,7 @@ def test_dropout_on_the_weights(student, reference):
         reference,
         probes.multi_head_attention,
         case,
-        keys=("attn_probs",),
+        keys=(probes.ROW_SUMS, "attn_probs"),
         what="attn_probs must be returned before dropout",
     )
     expect_same(
@@ -99,6 +103,25 @@ def test_dropout_on_the_weights(student, reference):
         case,
         keys=("output",),
         what="self.dropout on the attention weights",
+    )
+
+
+def test_dropout_probability(student):
+    """builds self.dropout with the probability given (dropout=p), before the check puts its own in place"""
+    case = inputs(89, 1, 3, 3, 4, 2, keep=keep_mask(13, 3, 3), p=0.3)
+    got = student.run(probes.multi_head_attention.probe_id, case)
+    evidence = {
+        "probe_id": probes.multi_head_attention.probe_id,
+        "inputs": case,
+        "got": got,
+        "keys": (probes.DROPOUT_P,),
+    }
+    built = float(got.get(probes.DROPOUT_P, float("nan")))
+    require(
+        built == 0.3,  # the number given, stored as given: exact
+        f"MultiHeadAttention(..., dropout=0.3).dropout.p is {built:g}: build self.dropout = nn.Dropout(dropout), "
+        f"with the probability given",
+        evidence,
     )
 
 

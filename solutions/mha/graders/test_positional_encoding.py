@@ -76,6 +76,13 @@ def test_dropout_after_adding(student):
     evidence = {"probe_id": probes.positional_encoding_dropout.probe_id, "inputs": dropout_inputs, "got": outputs}
     train, summed = outputs["train"], outputs["eval"]  # the student's own x + pe: only the dropout is judged here
     require(train.shape == summed.shape, f"train-mode output has shape {train.shape}; eval mode gives {summed.shape}")
+    implied = probes.implied_probability(train, summed, p)
+    require(
+        abs(implied - p) <= probes.IMPLIED_PROBABILITY.atol,
+        f"in train mode the kept outputs are (x + pe) / {1 - implied:.3g}: the dropout's probability is "
+        f"{implied:.3g}, not the p = {p} given: build self.dropout = nn.Dropout(dropout)",
+        evidence,
+    )
     zero = train == 0
     scaled = np.isclose(train, summed / (1 - p), rtol=1e-5, atol=1e-6)  # one float32 multiply apart
     require(

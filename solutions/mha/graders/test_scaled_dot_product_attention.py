@@ -8,6 +8,10 @@ from autograder.grade.judge import expect_same, require_own_attention
 
 from .. import probes
 
+# The row sums first: a sum that is not 1 says what is wrong (a softmax over another axis,
+# weights masked after the softmax) where the values alone would not.
+VALUES = (probes.ROW_SUMS, "output", "attn_probs")
+
 GRADED = "scaled_dot_product_attention"
 
 SHAPES = {  # leading dims, q_len, k_len, d_k, d_v
@@ -54,7 +58,7 @@ MASKS = {
 @pytest.mark.parametrize("shape", SHAPES.values(), ids=SHAPES.keys())
 def test_values(student, reference, shape):
     """returns softmax(Q K^T / sqrt(d_k)) V and the weights, softmax over the keys"""
-    expect_same(student, reference, probes.attention, inputs(13, *shape), keys=("output", "attn_probs"))
+    expect_same(student, reference, probes.attention, inputs(13, *shape), keys=VALUES)
 
 
 def test_keeps_the_dtype(student, reference):
@@ -64,7 +68,7 @@ def test_keeps_the_dtype(student, reference):
         reference,
         probes.attention,
         inputs(29, (2, 2), 3, 4, 4, 4, float64=True),
-        keys=("output", "attn_probs"),
+        keys=VALUES,
     )
 
 
@@ -72,7 +76,7 @@ def test_keeps_the_dtype(student, reference):
 @pytest.mark.parametrize("make", MASKS.values(), ids=MASKS.keys())
 def test_masks(student, reference, make):
     """gives blocked keys (mask 0 or False) no weight"""
-    expect_same(student, reference, probes.attention, make(), keys=("output", "attn_probs"))
+    expect_same(student, reference, probes.attention, make(), keys=VALUES)
 
 
 @pytest.mark.parametrize(
@@ -91,7 +95,7 @@ def test_dropout_on_the_weights(student, reference):
         reference,
         probes.attention,
         case,
-        keys=("attn_probs",),
+        keys=(probes.ROW_SUMS, "attn_probs"),
         what="attn_probs must be returned before dropout",
     )
     expect_same(student, reference, probes.attention, case, keys=("output",), what="dropout(attn_probs) @ V")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from autograder.grade.inputs import normal
+from autograder.grade.inputs import counting
 from autograder.grade.judge import expect_same
 
 from .. import probes
@@ -23,4 +23,11 @@ SHAPES = {  # batch, seq, d_model, n_heads
 def test_heads_hold_their_features(student, reference, shape):
     """gives (batch, n_heads, seq, d_key) with head h holding features h*d_key up to (h+1)*d_key"""
     batch, seq, d_model, n_heads = shape
-    expect_same(student, reference, probes.split_heads, {"x": normal(31, batch, seq, d_model), "n_heads": n_heads})
+    expect_same(
+        student,
+        reference,
+        probes.split_heads,
+        {"x": counting(batch, seq, d_model), "n_heads": n_heads},
+        what=f"x holds 0, 1, 2, ... in order: x[b, t, f] = (b * seq + t) * {d_model} + f, so a value says "
+        f"which token and feature it is",
+    )

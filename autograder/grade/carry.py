@@ -1,0 +1,583 @@
+"""Error carried forward, on the trusted side: the reference answering the stand-ins of public/carry.py.
+
+When a graded name fails its own checks, each caller's checks run a second time with
+the failing name standing in as the reference (``Server``): the student's process
+sends each call's data (its arguments, a module's state), the reference computes on
+it here, and the answer (and, asked later, its gradient) goes back. Functions the
+caller passes (a sublayer, a dropout module) are run where they live, the student's
+process, when the reference calls them. A server answers one carried run only and is
+closed after it: nothing it lent answers later.
+
+Every request is bounded (how many, how large, how deeply nested), and what the
+reference raises on the student's data goes back as its type and message only, never
+a line of the reference.
+
+For the notebook, which has no grader to ask, ``visible_records`` records the
+reference's calls of the other graded names on each visible check's inputs, which the
+self-check bundle carries (public/carry.py's ``Recorded`` answers from them).
+"""
+
+from __future__ import annotations
+
+import copy
+from contextlib import contextmanager
+
+import numpy as np
+
+from ..assignment import Assignment
+from ..public import wire
+from ..public.carry import (
+    CarryError,
+    Decoder,
+    Encoder,
+    Message,
+    Substitutes,
+    attach,
+    carried_note,
+    differentiable,
+    error_reply,
+    grad_enabled,
+    method_signature_of,
+    normalized,
+    replace_tensors,
+    talk,
+)
+from ..public.probing import Implementation, run_probe
+from ..results.scoring import summarize
+from .inputs import rng
+from .reference import Reference, exec_source
+
+# What the reference computes on is the student's data, so every request is bounded before
+# the reference sees it, well above what a caller checked on the graders' inputs passes (a few
+# thousand values, axes of at most 64, sizes of at most 64): a hostile caller must not make the
+# trusted grader build huge tensors (attention's scores grow with the product of two axes).
+MAX_REQUESTS = 4096  # calls the reference answers in one carried run
+MAX_ELEMENTS = 1 << 16  # values in one request's arrays, or in one answer of the student's side
+MAX_AXIS = 1024  # the length of any axis of those arrays
+MAX_INTEGER = 4096  # any integer argument (a width, a number of heads) the reference is given
+MAX_INSTANCES = 256  # modules the reference builds in one carried run
+MAX_NESTING = 8  # calls within the functions a caller passed, within calls ...
+
+
+def kinds(reference: Reference, names) -> dict[str, str]:
+    """What each of the reference's names is: "module" (a class) or "function"."""
+    return {name: "module" if isinstance(getattr(reference.impl, name), type) else "function" for name in names}
+
+
+class _Interrupted(Exception):
+    """The student's side failed while the reference waited on it: the exchange ends with that failure."""
+
+
+class Server:
+    """The reference answering the stand-ins of one carried run (the names given), until closed."""
+
+    def __init__(self, reference: Reference, names):
+        self.reference = reference
+        self.kinds = kinds(reference, names)
+        self.open = True
+        self.requests = 0
+        self.depth = 0
+        self.instances: list[tuple[str, object]] = []
+        self.graphs: dict[int, tuple[list, list]] = {}
+        self.fatal: BaseException | None = None  # the transport's failure, raised again where the exchange began
+
+    def close(self) -> None:
+        self.open = False
+        self.instances.clear()
+        self.graphs.clear()
+
+    # ---------------------------------------------------------------- the conversation with a sandboxed process
+
+    def converse(self, send, receive, meta: dict, arrays: dict) -> Message:
+        """Send a batch to the student's process and serve its stand-ins' requests until its result comes."""
+
+        def serve(request: dict, data: dict) -> Message:
+            return self.handle(request, data, callback)
+
+        def callback(request: dict, data: dict) -> Message:
+            return talk(send, receive, (request, data), "carry", serve)
+
+        reply = talk(send, receive, (meta, arrays), "carry", serve)
+        if self.fatal is not None:
+            raise self.fatal
+        return reply
+
+    # ---------------------------------------------------------------- one request
+
+    def handle(self, meta: dict, arrays: dict, callback) -> Message:
+        """The reference's answer to one request of a stand-in; ``callback`` asks the student's side."""
+        self.depth += 1
+        try:
+            self._admit(meta, arrays)
+            kind = meta["kind"]
+            if kind == "vjp":
+                return self._vjp(meta, arrays)
+            if kind == "init":
+                return self._init(meta, arrays, callback)
+            return self._call(meta, arrays, callback)
+        except CarryError as refused:
+            if self.fatal is not None:
+                raise self.fatal from None
+            return error_reply("carried", str(refused))
+        except _Interrupted:
+            raise self.fatal from None  # type: ignore[misc]  # set with every _Interrupted
+        except Exception as error:  # the reference raised on the student's data: its type and message only
+            if self.fatal is not None:
+                raise self.fatal from None
+            return error_reply("carried", _plain_error(error))
+        finally:
+            self.depth -= 1
+
+    def _admit(self, meta: dict, arrays: dict) -> None:
+        if not self.open:
+            raise CarryError("the reference stands in only while the checks it was lent to run")
+        if meta.get("op") != "carry" or meta.get("kind") not in ("call", "init", "forward", "vjp"):
+            raise CarryError("a request the reference does not answer")
+        self.requests += 1
+        if self.requests > MAX_REQUESTS:
+            raise CarryError(f"the reference stands in for at most {MAX_REQUESTS} calls in one run of the checks")
+        if self.depth > MAX_NESTING:
+            raise CarryError(f"calls nested more than {MAX_NESTING} deep are not carried")
+        bounded(meta, arrays)
+        if meta["kind"] == "vjp":
+            return
+        name = str(meta.get("name"))
+        wanted = "function" if meta["kind"] == "call" else "module"
+        if self.kinds.get(name) != wanted:
+            raise CarryError(f"the reference does not stand in for {name!r} here")
+
+    def _inputs(self, meta: dict, arrays: dict, callback, parts=("args", "kwargs")):
+        decoder = Decoder(arrays, _leaf, lambda handle: _Passed(self, handle, callback))
+        values = [decoder.value(meta.get(part)) for part in parts]
+        if not isinstance(values[0], tuple) or not isinstance(values[1], dict):
+            raise CarryError("a request's arguments are malformed")
+        return values, [t for t in decoder.tensors if t.requires_grad]
+
+    def _call(self, meta: dict, arrays: dict, callback) -> Message:
+        (args, kwargs), leaves = self._inputs(meta, arrays, callback)
+        if meta["kind"] == "call":
+            with grad_enabled():
+                result = getattr(self.reference.impl, meta["name"])(*args, **kwargs)
+            return self._answer(result, leaves)
+        module, state = self._instance(meta, arrays)
+        with grad_enabled():
+            result = _functional_call(module, state, args, kwargs)
+        return self._answer(result, leaves + [t for t in state.values() if t.requires_grad])
+
+    def _instance(self, meta: dict, arrays: dict):
+        """The module a forward request names, in the mode sent, and the state sent (fresh tensors, those that
+        require a gradient leaves of their own): the module computes with them, never changed in place, so
+        that every earlier call's gradient still holds."""
+        instance = meta.get("instance")
+        if not isinstance(instance, int) or not 0 <= instance < len(self.instances):
+            raise CarryError("a module the reference never built")
+        name, module = self.instances[instance]
+        if name != meta["name"]:
+            raise CarryError("a module the reference never built")
+        state = Decoder(arrays, _leaf).value(meta.get("state"))
+        if not isinstance(state, dict):
+            raise CarryError("a module's state is malformed")
+        own = dict(module.named_parameters())  # type: ignore[attr-defined]
+        own.update(dict(module.named_buffers()))  # type: ignore[attr-defined]
+        for path, value in state.items():
+            target = own.get(path)
+            if target is None or tuple(target.shape) != tuple(value.shape):
+                raise CarryError(f"the state sent for {name} does not fit the reference's {path}")
+        module.train(bool(meta.get("training")))  # type: ignore[attr-defined]
+        return module, state
+
+    def _init(self, meta: dict, arrays: dict, callback) -> Message:
+        import torch
+
+        (args, kwargs), _ = self._inputs(meta, arrays, callback)
+        if len(self.instances) >= MAX_INSTANCES:
+            raise CarryError(f"the reference builds at most {MAX_INSTANCES} modules in one run of the checks")
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(0)  # the same starting weights in every run
+            module = getattr(self.reference.impl, meta["name"])(*args, **kwargs)
+        self.instances.append((meta["name"], module))
+        result = {
+            "instance": len(self.instances) - 1,
+            "parameters": dict(module.named_parameters()),
+            "buffers": dict(module.named_buffers()),
+        }
+        answer: dict = {}
+        return {"op": "carried", "result": Encoder(answer).tree(result), "call": None, "error": None}, answer
+
+    def _answer(self, result, leaves: list) -> Message:
+        answer: dict = {}
+        encoder = Encoder(answer)
+        tree = encoder.tree(result)
+        call = None
+        if leaves and any(t.requires_grad for t in encoder.tensors):
+            call = len(self.graphs)
+            self.graphs[call] = (leaves, list(encoder.tensors))
+        return {"op": "carried", "result": tree, "call": call, "error": None}, answer
+
+    def _vjp(self, meta: dict, arrays: dict) -> Message:
+        import torch
+
+        leaves, outputs = self.graphs.pop(meta.get("call"), (None, None))  # type: ignore[arg-type]
+        if leaves is None:
+            raise CarryError("no such call to give a gradient of")
+        grads = Decoder(arrays, lambda array, _: torch.from_numpy(np.array(array, copy=True))).value(meta.get("grads"))
+        if not isinstance(grads, list) or len(grads) != len(outputs):
+            raise CarryError("gradients of another shape than the call's outputs")
+        pairs = [
+            (o, g.to(o.dtype).reshape(o.shape)) for o, g in zip(outputs, grads) if g is not None and o.requires_grad
+        ]
+        wanted = [leaf for leaf in leaves if leaf.requires_grad]
+        found = torch.autograd.grad([o for o, _ in pairs], wanted, [g for _, g in pairs], allow_unused=True)
+        by_leaf = dict(zip(map(id, wanted), found))
+        answer: dict = {}
+        tree = Encoder(answer).tree([by_leaf.get(id(leaf)) for leaf in leaves])
+        return {"op": "carried", "result": tree, "call": None, "error": None}, answer
+
+    # ---------------------------------------------------------------- asking the student's side
+
+    def ask_student(self, callback, meta: dict, arrays: dict) -> Message:
+        if self.fatal is not None:
+            raise _Interrupted()
+        try:
+            return callback(meta, arrays)
+        except BaseException as error:  # the process died, hung or overflowed: the exchange ends with it
+            self.fatal = error
+            raise _Interrupted() from None
+
+
+class _Passed:
+    """A function the caller passed (a sublayer, a dropout module), run by the student's side when the reference calls it."""
+
+    def __init__(self, server: Server, handle: int, callback):
+        self.server = server
+        self.handle = handle
+        self.callback = callback
+
+    def __call__(self, *args, **kwargs):
+        import torch
+
+        arrays: dict = {}
+        encoder = Encoder(arrays)
+        meta = {"op": "callback", "kind": "call", "handle": self.handle, "args": encoder.tree(tuple(args))}
+        meta["kwargs"] = encoder.tree(dict(kwargs))
+        inputs = [t for t in encoder.tensors if t.requires_grad]
+        reply, answer = self.server.ask_student(self.callback, meta, arrays)
+        if reply.get("op") != "called":
+            raise CarryError("the student's side answered a call of its own function with something else")
+        bounded(reply, answer)
+        if reply.get("error"):
+            raise CarryError(f"the function passed in raised {reply['error']}")
+        decoder = Decoder(answer, lambda array, _: torch.from_numpy(np.array(array, copy=True)))
+        result = decoder.value(reply.get("result"))
+        if not (inputs and reply.get("call") is not None and any(differentiable(t) for t in decoder.tensors)):
+            return result
+        call = reply["call"]
+        joined = attach(inputs, decoder.tensors, lambda grads: self._vjp(call, grads, len(inputs)))
+        return replace_tensors(reply.get("result"), result, iter(joined))
+
+    def _vjp(self, call, grads: list, count: int) -> list:
+        import torch
+
+        arrays: dict = {}
+        tree = Encoder(arrays).tree(list(grads))
+        reply, answer = self.server.ask_student(
+            self.callback, {"op": "callback", "kind": "vjp", "call": call, "grads": tree}, arrays
+        )
+        got = Decoder(answer, lambda array, _: torch.from_numpy(np.array(array, copy=True))).value(reply.get("result"))
+        if reply.get("error") or not isinstance(got, list) or len(got) != count:
+            raise CarryError(f"the function passed in could not give its gradient: {reply.get('error')}")
+        return got
+
+
+def _functional_call(module, state: dict, args: tuple, kwargs: dict):
+    from torch.func import functional_call
+
+    return functional_call(module, state, args, kwargs)
+
+
+def bounded(meta: dict, arrays: dict) -> None:
+    """CarryError unless a message's arrays and integers are within what the reference is given."""
+    sizes = [np.asarray(a).shape for a in arrays.values()]
+    if sum(int(np.prod(shape)) for shape in sizes) > MAX_ELEMENTS:
+        raise CarryError(f"the reference is given at most {MAX_ELEMENTS} values in one call")
+    if any(axis > MAX_AXIS for shape in sizes for axis in shape):
+        raise CarryError(f"the reference is given no axis longer than {MAX_AXIS}")
+    pending = list(meta.values())
+    while pending:
+        value = pending.pop()
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int) and abs(value) > MAX_INTEGER:
+            raise CarryError(f"the reference is given no integer above {MAX_INTEGER}")
+        if isinstance(value, dict):
+            pending += list(value.values())
+        elif isinstance(value, list):
+            pending += value
+
+
+def _leaf(array: np.ndarray, wants_grad: bool):
+    import torch
+
+    tensor = torch.from_numpy(np.array(array, copy=True))
+    return tensor.requires_grad_(True) if wants_grad and differentiable(tensor) else tensor
+
+
+def _plain_error(error: BaseException) -> str:
+    """An error's type and first line: never where in the reference it was raised."""
+    try:
+        text = str(error).strip().splitlines()[0][:300]
+    except Exception:
+        text = ""
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+# ------------------------------------------------------------------ in this process (nbgrader's kernel)
+
+
+@contextmanager
+def standing_in(reference: Reference, names, namespace: dict, device: str = "cpu"):
+    """The reference's names standing in for the namespace's own while the block runs, answered in this process."""
+    server = Server(reference, names)
+    substitutes = Substitutes(
+        server.kinds, lambda meta, arrays: server.handle(meta, arrays, substitutes.on_callback), device=device
+    )
+    try:
+        with substitutes.installed([namespace]):
+            yield
+    finally:
+        server.close()
+
+
+# ------------------------------------------------------------------ recorded for the notebook
+
+
+class _Log:
+    def __init__(self):
+        self.records: list[dict] = []
+        self.arrays: dict = {}
+
+    def open(self, kind: str, name: str, args: tuple, kwargs: dict, **extra) -> tuple[dict, tuple, dict]:
+        """A record of a call, and its arguments with each function passed replaced by one that records its calls."""
+        passed: list = []
+        encoder = Encoder(self.arrays, passed)
+        record = {"kind": kind, "name": name, "args": encoder.tree(tuple(args)), "kwargs": encoder.tree(dict(kwargs))}
+        if "state" in extra:
+            record.update(state=encoder.tree(extra["state"]), training=bool(extra["training"]))
+        record["callbacks"] = []
+        self.records.append(record)
+        recorders = {
+            id(function): self._recorder(record, position, function) for position, function in enumerate(passed)
+        }
+        return record, _swap_callables(args, recorders), _swap_callables(kwargs, recorders)
+
+    def _recorder(self, record: dict, position: int, function):
+        def recorded(*args, **kwargs):
+            result = function(*args, **kwargs)
+            encoder = Encoder(self.arrays, [])
+            record["callbacks"].append(
+                {
+                    "handle": position,
+                    "args": encoder.tree(tuple(args)),
+                    "kwargs": encoder.tree(dict(kwargs)),
+                    "result": encoder.tree(result),
+                }
+            )
+            return result
+
+        return recorded
+
+    def close(self, record: dict, result=None, error: BaseException | None = None) -> None:
+        if error is not None:
+            record["result"], record["error"] = None, _plain_error(error)
+        else:
+            record["result"], record["error"] = Encoder(self.arrays).tree(result), None
+
+
+def _swap_callables(value, recorders: dict):
+    if id(value) in recorders and callable(value):
+        return recorders[id(value)]
+    if isinstance(value, (list, tuple)):
+        return type(value)(_swap_callables(item, recorders) for item in value)
+    if isinstance(value, dict):
+        return {key: _swap_callables(item, recorders) for key, item in value.items()}
+    return value
+
+
+def _recording_function(function, name: str, log: _Log):
+    def recording(*args, **kwargs):
+        args, kwargs = normalized(function, args, kwargs)
+        record, args, kwargs = log.open("call", name, args, kwargs)
+        try:
+            result = function(*args, **kwargs)
+        except Exception as error:
+            log.close(record, error=error)
+            raise
+        log.close(record, result)
+        return result
+
+    recording.__name__ = name
+    return recording
+
+
+def _recording_class(cls, name: str, log: _Log):
+    init_signature = method_signature_of(cls, "__init__")
+    forward_signature = method_signature_of(cls, "forward")
+
+    class Recording(cls):
+        def __init__(self, *args, **kwargs):
+            given = normalized(init_signature, args, kwargs)
+            record, _, _ = log.open("init", name, *given)
+            try:
+                super().__init__(*args, **kwargs)
+            except Exception as error:
+                log.close(record, error=error)
+                raise
+            state = {"parameters": dict(self.named_parameters()), "buffers": dict(self.named_buffers())}
+            log.close(record, {"instance": len(log.records), **state})
+
+        def forward(self, *args, **kwargs):
+            state = dict(self.named_parameters())
+            state.update(dict(self.named_buffers()))
+            given = normalized(forward_signature, args, kwargs)
+            record, args, kwargs = log.open("forward", name, *given, state=state, training=self.training)
+            try:
+                result = super().forward(*args, **kwargs)
+            except Exception as error:
+                log.close(record, error=error)
+                raise
+            log.close(record, result)
+            return result
+
+    Recording.__name__ = Recording.__qualname__ = cls.__name__
+    return Recording
+
+
+def visible_records(assignment: Assignment, name: str, probe_id: str, inputs: dict) -> dict | None:
+    """The reference's calls of its other graded names while a visible check of ``name`` runs on the reference:
+    {"records", "arrays"} (arrays as JSON), or None when it calls none. Where the caller passes the same data,
+    the notebook's stand-ins answer from these."""
+    path = assignment.reference_path
+    namespace = exec_source(path.read_text(), str(path), f"recording_{assignment.name}")
+    log = _Log()
+    for other in assignment.graded:
+        if other != name:
+            original = namespace[other]
+            recorder = _recording_class if isinstance(original, type) else _recording_function
+            namespace[other] = recorder(original, other, log)
+    rng(0)  # modules built while recording start from the same random weights in every build
+    with np.errstate(all="ignore"):
+        run_probe(probe_id, Implementation(namespace), copy.deepcopy(inputs))
+    if not log.records:
+        return None
+    return {"records": log.records, "arrays": {key: wire.array_to_json(value) for key, value in log.arrays.items()}}
+
+
+def exercise_kinds(assignment: Assignment) -> dict[str, str]:
+    """Each graded name's kind, "module" or "function", for the notebook's stand-ins."""
+    return kinds(Reference.of(assignment), assignment.graded)
+
+
+def same_records(a: dict | None, b: dict | None) -> bool:
+    """Whether two checks' recorded calls are the same, their arrays within public/carry.py's SAME_CALL
+    (a reference run on another CPU rounds its float32 otherwise)."""
+    from ..public.carry import same_tree
+
+    if a is None or b is None:
+        return a is b
+    if len(a["records"]) != len(b["records"]):
+        return False
+    arrays_a = {key: wire.array_from_json(value) for key, value in a["arrays"].items()}
+    arrays_b = {key: wire.array_from_json(value) for key, value in b["arrays"].items()}
+    trees = ("args", "kwargs", "state", "result")
+    for x, y in zip(a["records"], b["records"]):
+        if any(x.get(key) != y.get(key) for key in ("kind", "name", "training", "error")):
+            return False
+        if not all(same_tree(x.get(key), arrays_a, y.get(key), arrays_b) for key in trees):
+            return False
+        calls_x, calls_y = x.get("callbacks", []), y.get("callbacks", [])
+        if len(calls_x) != len(calls_y):
+            return False
+        for c, d in zip(calls_x, calls_y):
+            if c["handle"] != d["handle"] or not all(
+                same_tree(c[key], arrays_a, d[key], arrays_b) for key in ("args", "kwargs", "result")
+            ):
+                return False
+    return True
+
+
+# ------------------------------------------------------------------ which names are graded so
+
+
+def carry_forward(
+    points: dict[str, float],
+    graded: tuple[str, ...],
+    calls: dict[str, set[str]],
+    unfinished: frozenset[str],
+    results: list,
+    rerun,
+) -> dict[str, tuple[str, ...]]:
+    """Grade again each name that lost points and whose code calls graded names that lose points too, with
+    the reference standing in for those (``rerun(name, callees)`` gives that run's results); keep the run
+    that earns more, its results carrying the note and the names stood in for. ``results`` is changed in
+    place; returns the names graded so, with the names that stood in.
+
+    calls: each name's graded names its code calls, directly or through others; unfinished: the names
+    still holding their stub (not started: not graded again). Callees come first, so that a name that
+    earns all its points once graded so is its own callers' callee no longer: its own code stands.
+    """
+    carried: dict[str, tuple[str, ...]] = {}
+    for name in sorted(graded, key=lambda n: len(calls.get(n, set()))):
+        losing = _losing(points, results)
+        callees = tuple(n for n in graded if n in calls.get(name, set()) & losing)
+        if name not in losing or not callees or name in unfinished:
+            continue
+        again = rerun(name, callees)
+        if _score(points, name, again) > _score(points, name, results):
+            note = carried_note(name, callees)
+            for result in again:
+                result.carried = list(callees)
+                result.message = note + ("\n" + result.message if result.message else "")
+            results[:] = [r for r in results if r.name != name] + again
+            carried[name] = callees
+    return carried
+
+
+def _score(points: dict[str, float], name: str, results: list):
+    """The points one graded name earns from these results."""
+    mine = [r for r in results if r.name == name]
+    return summarize(points, mine, names=[name], assignment="", submission="").by_name()[name][0]
+
+
+def _losing(points: dict[str, float], results: list) -> set[str]:
+    """The graded names that do not earn all their points from these results."""
+    hidden = [r for r in results if r.kind == "hidden"]
+    names = list(dict.fromkeys(r.name for r in hidden))
+    if not hidden:
+        return set()
+    by_name = summarize(points, hidden, names=names, assignment="", submission="").by_name()
+    return {name for name, (score, top) in by_name.items() if score < top}
+
+
+def carry_in_kernel(assignment: Assignment, reference: Reference, name: str, namespace: dict, own: list, run_checks):
+    """nbgrader's route: error carried forward for one graded name, in the kernel that holds the student's
+    code (``namespace``), the reference standing in from this process.
+
+    own: the name's results; run_checks(name): a name's hidden checks on the namespace as it is now.
+    Returns the name's results (of the better run) and the names the reference stood in for (none: ())."""
+    from ..public.loader import is_stub
+    from ..public.selfcheck import exercises_called
+
+    if not assignment.carry_forward or name not in _losing(assignment.points, own):
+        return own, ()
+    graded = assignment.graded
+    calls = {n: set(exercises_called(namespace[n], n, graded, namespace)) for n in graded if n in namespace}
+    reached = [n for n in graded if n == name or n in calls.get(name, set())]
+    results = list(own) + [result for n in reached if n != name for result in run_checks(n)]
+    unfinished = frozenset(n for n in reached if is_stub(namespace.get(n)))
+
+    def rerun(caller: str, callees: tuple[str, ...]) -> list:
+        with standing_in(reference, callees, namespace):
+            return run_checks(caller)
+
+    carried = carry_forward(assignment.points, tuple(reached), calls, unfinished, results, rerun)
+    return [result for result in results if result.name == name], carried.get(name, ())
