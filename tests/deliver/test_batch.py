@@ -88,7 +88,7 @@ def test_a_canvas_zip(samples, tmp_path):
     with open(out / "canvas_grades.csv", newline="") as file:
         assert list(csv.reader(file)) == [
             ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "mha (678)"],
-            ["    Points Possible", "", "", "", "", "40"],
+            ["    Points Possible", "", "", "", "", "47"],  # 40 automatic, 7 written (graded by hand)
             ["doejane", "12345", "", "", "", "40"],
             ["smithbob", "23456", "", "", "", "0"],
         ]
@@ -110,8 +110,8 @@ def test_a_moodle_folder_and_a_gradescope_export(samples, tmp_path):
     with open(out / "moodle_grades.csv", newline="") as file:
         sheet = list(csv.DictReader(file))
     assert [(r["Identifier"], r["Full name"], r["Grade"], r["Maximum Grade"]) for r in sheet] == [
-        ("Participant 7654321", "Bob Smith", "37.37", "40"),
-        ("Participant 1234567", "Jane Doe", "40", "40"),
+        ("Participant 7654321", "Bob Smith", "37.37", "47"),
+        ("Participant 1234567", "Jane Doe", "40", "47"),
     ]
     with zipfile.ZipFile(out / "moodle_feedback.zip") as archive:
         assert sorted(archive.namelist()) == [

@@ -154,7 +154,7 @@ def test_the_gradebook_stores_the_record_over_nbgraders_scores(mha, notebooks, c
         "cy: tokenize automatic 0 (grade-all 2), tokenize manual 1 (grade-all 2), kept, build_vocab automatic 0"
         in kept.stdout
     )
-    assert "in gradebook.db but not graded by grade-all, their scores unchecked (2): ada, ben" in kept.stdout
+    assert "in gradebook.db but not graded by grade-all, their scores unchecked (3): ada, ben, dee" in kept.stdout
     with Gradebook(url) as gradebook:
         assert gradebook.find_submission(mha.name, "cy").score == pytest.approx(37.371429 - 1, abs=1e-3)
     done = run(KIT + ["gradebook", str(out), "-a", "mha", "--course", str(course)])

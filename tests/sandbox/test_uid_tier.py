@@ -39,7 +39,9 @@ def test_a_student_leaves_nothing_for_the_next_one_of_its_uid(grader, mha, tmp_p
     (tmp_path / "first").mkdir()
     (tmp_path / "second").mkdir()
     assert grade(grader, mha, "leave_a_secret.py", tmp_path / "first") == []
-    assert grade(grader, mha, "look_for_the_secret.py", tmp_path / "second") == ["build_vocab", "encode", "tokenize"]
+    assert grade(grader, mha, "look_for_the_secret.py", tmp_path / "second") == [
+        "tokenize"
+    ]  # build_vocab and encode: carried forward
     assert hostile_run.leftovers(grader) == []
 
 
