@@ -141,3 +141,56 @@ def test_no_posix_message_queue_can_be_made(tmp_path):
             raise OSError(errno.EINVAL, "RLIMIT_MSGQUEUE is not 0")
 
     assert in_the_sandbox(request(tmp_path), limit) == 0
+
+
+def tcp_to(port: int):
+    def attempt():
+        import socket
+
+        with socket.create_connection(("127.0.0.1", port), timeout=2) as connection:
+            connection.sendall(b"a classmate's work")
+
+    return attempt
+
+
+def unix_socket_pair():
+    import socket
+
+    left, right = socket.socketpair()
+    left.sendall(b"x")
+    assert right.recv(1) == b"x"
+    left.close()
+    right.close()
+
+
+def io_uring_setup():
+    params = ctypes.create_string_buffer(120)  # struct io_uring_params, zeroed
+    number = {"x86_64": 425, "aarch64": 425}[os.uname().machine]
+    if libc.syscall(number, 4, params) < 0:
+        raise OSError(ctypes.get_errno(), "io_uring_setup")
+
+
+@needs_known_machine
+def test_the_network_is_refused_and_unix_sockets_kept(tmp_path):
+    """With or without a cgroup (the uid tier has no network namespace): is a TCP connection to a port this
+    machine listens on refused, and io_uring (which could open one unseen) too, while AF_UNIX pairs still work?"""
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        server.settimeout(0)
+        port = server.getsockname()[1]
+        for cgroup in (False, True):
+            assert in_the_sandbox(request(tmp_path, cgroup=cgroup), tcp_to(port)) == errno.EPERM
+            assert in_the_sandbox(request(tmp_path, cgroup=cgroup), io_uring_setup) == errno.EPERM
+            assert in_the_sandbox(request(tmp_path, cgroup=cgroup), unix_socket_pair) == 0
+        with pytest.raises(BlockingIOError):
+            server.accept()  # nothing reached the listening port
+        assert in_the_sandbox_without_filter(tcp_to(port)) == 0  # the test's own probe works outside the sandbox
+
+
+def in_the_sandbox_without_filter(attempt) -> int:
+    try:
+        attempt()
+    except OSError as error:
+        return error.errno
+    return 0

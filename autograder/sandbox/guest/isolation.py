@@ -380,17 +380,18 @@ def _apply_limits(request: dict) -> None:
 
 
 def refused_calls(request: dict) -> tuple[str, ...]:
-    """What the seccomp filter refuses: the keyrings always; where no cgroup counts memory
-    (on the CPU path, the only one graded so), what lives outside any mapping."""
+    """What the seccomp filter refuses: the keyrings and the network (with every socket but AF_UNIX)
+    always; where no cgroup counts memory (on the CPU path, the only one graded so), what lives
+    outside any mapping."""
     unbounded = request.get("rlimit_memory") and not request["device"].startswith("cuda")
-    return seccomp.KEYRINGS + (seccomp.UNMAPPED_MEMORY if unbounded else ())
+    return seccomp.KEYRINGS + seccomp.NETWORK + (seccomp.UNMAPPED_MEMORY if unbounded else ())
 
 
 def _refuse_unbounded_calls(request: dict) -> None:
     if request["tier"] == "process" and not seccomp.supported():
         return  # a plain process, said so in the results: no filter on a machine it does not know
     try:
-        seccomp.install(refused_calls(request))
+        seccomp.install(refused_calls(request), only_unix_sockets=True)
     except seccomp.FilterError as error:
         raise SandboxError(str(error)) from None
 
