@@ -42,9 +42,9 @@ class GradingConfig:
     )
 
     def limits(self):
-        from .sandbox.host.session import Limits
+        from .sandbox.host.session import StudentLimits
 
-        return Limits(
+        return StudentLimits(
             timeout=self.timeout,
             wall_factor=self.wall_factor,
             memory_bytes=int(self.memory * GiB),

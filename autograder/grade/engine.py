@@ -35,7 +35,7 @@ from ..public.selfcheck import judge as judge_visible
 from ..results.model import CheckResult, Report, by_check
 from ..results.scoring import summarize
 from ..results.text import clean
-from ..sandbox.host.copy import copy_submission
+from ..sandbox.host.bounded_copy import copy_submission
 from ..sandbox.host.session import Call, Session, StudentError
 from .behaviour import case_behaviour
 from .judge import Mismatch

@@ -49,7 +49,7 @@ def expect_same(student, reference, probe, inputs: dict, keys: tuple[str, ...] |
 
 def require_own_attention(student, probe, inputs: dict, name: str) -> None:
     """Fail only if name's own code called one of PyTorch's attention functions (a crash for any other reason passes)."""
-    from ..sandbox.guest.builtins import blamed
+    from ..sandbox.guest.forbidden import blamed
 
     error = student.error_of(probe.probe_id, inputs)
     require(

@@ -1,7 +1,7 @@
 """Find and load a student's submission: a notebook, a .py file, a package or a repository.
 
 Finding (``find_entry``) only parses files, never runs them, so the trusted grader may
-call it (on a bounded copy of the submission: sandbox/host/copy.py). Loading (``load``)
+call it (on a bounded copy of the submission: sandbox/host/bounded_copy.py). Loading (``load``)
 runs the student's code and belongs in the student's process.
 
 Loading is forgiving, as a fair grader must be: a notebook's cells run in order and a

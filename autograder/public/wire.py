@@ -11,7 +11,7 @@ runs code or claims to be equal to something. Nothing is unpickled or evaluated.
 An array's dtype and shape are those of its bytes, and ``device`` (None, or "cpu",
 "cuda", ... for an array that was a tensor) travels with it: what the receiver reads
 is what was sent, never a label sent beside it. Every part of a message is bounded
-(``Limits``), so that a peer cannot make the receiver hold more than it allows.
+(``MessageLimits``), so that a peer cannot make the receiver hold more than it allows.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ PLAIN_KINDS = "biufU"  # bool, int, uint, float, str: what may cross
 
 
 @dataclass(frozen=True)
-class Limits:
+class MessageLimits:
     """The most a received message may hold."""
 
     frame_bytes: int = 256 * 1024**2  # the whole message
@@ -37,7 +37,7 @@ class Limits:
     key_chars: int = 200  # the length of an array's key
 
 
-LIMITS = Limits()
+LIMITS = MessageLimits()
 
 
 class WireError(Exception):
@@ -86,7 +86,7 @@ def encode(meta: dict, arrays: dict[str, np.ndarray] | None = None) -> bytes:
     return struct.pack(">I", len(header)) + header + b"".join(blobs)
 
 
-def decode(payload: bytes, limits: Limits = LIMITS) -> tuple[dict, dict[str, np.ndarray]]:
+def decode(payload: bytes, limits: MessageLimits = LIMITS) -> tuple[dict, dict[str, np.ndarray]]:
     """The meta and the arrays of a payload; WireError for anything else."""
     try:
         (size,) = struct.unpack(">I", payload[:4])
@@ -114,7 +114,7 @@ def decode(payload: bytes, limits: Limits = LIMITS) -> tuple[dict, dict[str, np.
         raise WireError(f"malformed message: {type(error).__name__}") from None
 
 
-def _index_entry(entry, limits: Limits):
+def _index_entry(entry, limits: MessageLimits):
     if not isinstance(entry, list) or len(entry) != 5:
         raise WireError("malformed array entry")
     key, dtype, shape, nbytes, device = entry
@@ -154,7 +154,7 @@ def _recv_exactly(sock, n: int) -> bytes:
     return b"".join(chunks)
 
 
-def recv(sock, limits: Limits = LIMITS) -> tuple[dict, dict[str, np.ndarray]]:
+def recv(sock, limits: MessageLimits = LIMITS) -> tuple[dict, dict[str, np.ndarray]]:
     """One message from a trusted peer (blocking); EOFError when the peer is gone.
 
     The grader reads a student's process with a deadline instead (sandbox/host/client.py).

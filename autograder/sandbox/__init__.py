@@ -6,7 +6,7 @@ guest/  what runs beside the student's code, in the student's process or the zyg
                 the reference in it) that forks one student process at a time
   child.py      a student process: isolate, load the submission, answer probes
   isolation.py  entering a tier: namespaces, a new root, an unprivileged uid, limits
-  builtins.py   PyTorch's own attention taken away before the student's code loads
+  forbidden.py  PyTorch's own attention taken away before the student's code loads
 host/   the trusted side: it never runs student code
   tiers.py      choose the strongest isolation this host allows, by trying each
   runtime.py    a zygote and the chosen isolation, for as long as a grader lives
@@ -14,5 +14,5 @@ host/   the trusted side: it never runs student code
   client.py     talking to the zygote and to student processes, with deadlines and limits
   cgroups.py    memory, process and CPU limits per student process tree (v1 and v2)
   uids.py       unprivileged uids no two graders share
-  copy.py       a bounded copy of a submission that follows no link
+  bounded_copy.py  a bounded copy of a submission that follows no link
 """

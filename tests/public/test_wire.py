@@ -64,7 +64,7 @@ def test_deep_nesting_is_a_wire_error_not_a_crash():
     """Does a header nested a hundred thousand deep end as WireError, not RecursionError?"""
     deep = b"[" * 100_000 + b"]" * 100_000
     with pytest.raises(wire.WireError):
-        wire.decode(struct.pack(">I", len(deep)) + deep, wire.Limits(header_bytes=1 << 20))
+        wire.decode(struct.pack(">I", len(deep)) + deep, wire.MessageLimits(header_bytes=1 << 20))
 
 
 def test_too_many_arrays_are_refused():

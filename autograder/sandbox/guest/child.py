@@ -23,7 +23,7 @@ from ...public import wire
 from ...public.carry import Substitutes, talk
 from ...public.loader import Entry, load
 from ...public.probing import Implementation, run_probe
-from . import builtins, isolation
+from . import forbidden, isolation
 
 
 def quiet() -> None:
@@ -95,7 +95,7 @@ def main(sock: socket.socket, request: dict) -> None:
         isolation.enter(request)
         if request["framework"] == "torch":
             configure_torch(request["device"])
-            builtins.forbid(tuple(request["graded"]))
+            forbidden.forbid(tuple(request["graded"]))
         entry = Entry(request["kind"], Path(request["path"]))
         loaded = load(entry, frozenset(request.get("skip", ())))
         impl = Implementation(loaded.namespace, device=request["device"], label=entry.describe())

@@ -35,7 +35,7 @@ PRELOAD = (
 TORCH = (
     "torch",
     "autograder.public.torch_probes",
-    "autograder.sandbox.guest.builtins",
+    "autograder.sandbox.guest.forbidden",
     "matplotlib",
     "matplotlib.pyplot",
     "matplotlib.backends.backend_agg",

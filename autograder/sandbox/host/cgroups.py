@@ -121,7 +121,7 @@ def _write(path: Path, text: str) -> None:
 
 
 @dataclass
-class Limits:
+class CgroupLimits:
     memory_bytes: int
     processes: int
     cpus: float = 1.0  # at most this many cores at once
@@ -180,7 +180,7 @@ class JobCgroup:
 class JobCgroupV1(JobCgroup):
     version = 1
 
-    def __init__(self, parents: dict[str, Path], job: str, limits: Limits):
+    def __init__(self, parents: dict[str, Path], job: str, limits: CgroupLimits):
         self.by_controller = {}
         for controller, parent in parents.items():
             folder = parent / job
@@ -244,7 +244,7 @@ class JobCgroupV1(JobCgroup):
 class JobCgroupV2(JobCgroup):
     version = 2
 
-    def __init__(self, parent: Path, job: str, limits: Limits, controllers: frozenset[str]):
+    def __init__(self, parent: Path, job: str, limits: CgroupLimits, controllers: frozenset[str]):
         self.folder = parent / job
         self.folder.mkdir(exist_ok=True)
         if "memory" in controllers:
@@ -313,7 +313,7 @@ class Hierarchy:
     controllers: frozenset[str] = frozenset()  # v2: the controllers jobs get
     moved_from: Path | None = None  # v2: the cgroup the grader left to delegate it
 
-    def job(self, name: str, limits: Limits) -> JobCgroup:
+    def job(self, name: str, limits: CgroupLimits) -> JobCgroup:
         if self.version == 1:
             return JobCgroupV1(self.parents, name, limits)
         return JobCgroupV2(self.parents[""], name, limits, self.controllers)

@@ -175,7 +175,7 @@ class StudentProcess:
         deadline: float,
         max_bytes: int,
         watch: Callable[[], None] | None = None,
-        limits: wire.Limits = wire.LIMITS,
+        limits: wire.MessageLimits = wire.LIMITS,
     ) -> tuple[dict, dict]:
         """One message, whole before the deadline and no larger than max_bytes.
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...public import trees
-from .cgroups import Hierarchy, JobCgroup, Limits
+from .cgroups import CgroupLimits, Hierarchy, JobCgroup
 from .client import Zygote
 from .uids import UidPool
 
@@ -29,7 +29,7 @@ class Isolation:
     def new_job(self, name: str, limits) -> JobCgroup | None:
         if self.hierarchy is None or self.tier == "process":
             return None
-        return self.hierarchy.job(name, Limits(limits.memory_bytes, limits.processes))
+        return self.hierarchy.job(name, CgroupLimits(limits.memory_bytes, limits.processes))
 
     @property
     def hardened(self) -> bool:

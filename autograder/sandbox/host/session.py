@@ -39,7 +39,7 @@ _jobs = iter(range(1 << 62))
 
 
 @dataclass(frozen=True)
-class Limits:
+class StudentLimits:
     timeout: float = 10.0  # CPU seconds per graded name (and for loading the code)
     wall_factor: float = 3.0  # ... and at most this many times as much wall time
     memory_bytes: int = 2 * GiB
@@ -79,7 +79,7 @@ class Session:
         entry: Entry,
         folder: Path,
         device: str,
-        limits: Limits,
+        limits: StudentLimits,
         graded: tuple[str, ...],
         framework: str,
         skip: tuple[str, ...] = (),
@@ -153,7 +153,7 @@ class Session:
         started = time.monotonic()
         deadline = started + budget * self.limits.wall_factor
         max_bytes = sum(4 * c.expected_bytes + 4096 for c in calls) + (1 << 20)
-        limits = wire.Limits(frame_bytes=max_bytes, arrays=64 * len(calls) + 64)
+        limits = wire.MessageLimits(frame_bytes=max_bytes, arrays=64 * len(calls) + 64)
         request = {"op": "run", "calls": meta_calls, **({"carry": self.carry} if self.carry else {})}
         watch = self._watch(cpu_start, budget)
         try:
@@ -163,7 +163,9 @@ class Session:
             else:
                 reply, outputs = self.server.converse(
                     lambda meta, data: process.send(meta, data, deadline),
-                    lambda: process.receive(deadline, max(max_bytes, 1 << 26), watch, wire.Limits(frame_bytes=1 << 26)),
+                    lambda: process.receive(
+                        deadline, max(max_bytes, 1 << 26), watch, wire.MessageLimits(frame_bytes=1 << 26)
+                    ),
                     request,
                     arrays,
                 )
