@@ -43,7 +43,7 @@ from pathlib import Path
 
 from . import KIT_ROOT
 from . import assignment as assignments
-from .author.build import master_path
+from .author.build import write_master
 from .author.notebook import notebook_text
 from .author.release import nbgrader_env
 from .author.samples import sample_notebook
@@ -215,7 +215,7 @@ def time_insight(folder: Path, out: Path, jobs: int) -> dict[str, float]:
 
 def nbgrader_autograde(assignment, paths: list[Path], course: Path) -> Run:
     (course / "source" / assignment.name).mkdir(parents=True)
-    shutil.copy(master_path(assignment), course / "source" / assignment.name)
+    shutil.copy(write_master(assignment), course / "source" / assignment.name)
     env = nbgrader_env()
     subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", assignment.name, f"--CourseDirectory.root={course}", "--log-level=ERROR"],
                    cwd=KIT_ROOT, env=env, check=True, capture_output=True)  # fmt: skip

@@ -52,7 +52,7 @@ def build(assignment: Assignment, course: Path = KIT_ROOT) -> list[str]:
     if _write(assignment.stub_path, stub_module(assignment)):
         changed.append(assignment.stub_path)
     made = master(assignment)
-    _write(master_path_of(assignment), notebook_text(made))
+    _write(master_file(assignment), notebook_text(made))
     digest = release_digest(assignment, made)
     if recorded_digest(assignment.release_dir / assignment.notebook_name) != digest:
         with tempfile.TemporaryDirectory() as scratch:
@@ -120,18 +120,19 @@ def master(assignment: Assignment) -> nbformat.NotebookNode:
     return master_notebook(assignment, fresh_bundle_cell(assignment))
 
 
-def master_path(assignment: Assignment) -> Path:
-    """source/<name>/<name>.ipynb, nbgrader's master notebook: built now from the assignment's folder.
+def write_master(assignment: Assignment) -> Path:
+    """Write source/<name>/<name>.ipynb, nbgrader's master notebook, built now from the assignment's folder; its path.
 
     source/ is never committed, so a fresh clone has none until something builds it; every
     command that hands the master to nbgrader asks for it here rather than expecting it.
     """
-    path = master_path_of(assignment)
+    path = master_file(assignment)
     _write(path, notebook_text(master(assignment)))
     return path
 
 
-def master_path_of(assignment: Assignment) -> Path:
+def master_file(assignment: Assignment) -> Path:
+    """Where the master notebook lies (written by ``write_master``)."""
     return assignment.source_dir / assignment.notebook_name
 
 

@@ -103,7 +103,7 @@ def grading_requirements(lock: Path) -> tuple[str, list[str]]:
     return torch, others
 
 
-def bundle_files(
+def zip_files(
     assignment: Assignment, config: GradingConfig | None = None, show_score: bool = False
 ) -> dict[str, bytes]:
     """Every file of the zip, by its path in the zip."""
@@ -137,7 +137,7 @@ def write_bundle(
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, data in bundle_files(assignment, config, show_score).items():
+        for name, data in zip_files(assignment, config, show_score).items():
             info = zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0))
             info.external_attr = (0o755 if name in ("setup.sh", "run_autograder") else 0o644) << 16
             archive.writestr(info, data, zipfile.ZIP_DEFLATED)

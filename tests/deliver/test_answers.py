@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from autograder import KIT_ROOT
-from autograder.author.build import master_path
+from autograder.author.build import write_master
 from autograder.author.lesson import questions
 from autograder.author.notebook import ANSWER_STUB, notebook_text
 from autograder.author.release import nbgrader_env, run_nbgrader
@@ -185,9 +185,9 @@ def test_results_say_the_written_points_are_not_included(numpy_assignment):
 
 def test_the_gradescope_bundle_lists_the_answers_to_grade_by_hand(numpy_assignment):
     """Does the autograder zip say which answers, for how many points, to add as manually graded questions?"""
-    from autograder.deliver.gradescope import bundle_files
+    from autograder.deliver.gradescope import zip_files
 
-    note = bundle_files(numpy_assignment)["written_answers.txt"].decode()
+    note = zip_files(numpy_assignment)["written_answers.txt"].decode()
     assert "graded by hand" in note and "why_scale (2 points)" in note and "never includes their 5 points" in note
 
 
@@ -217,7 +217,7 @@ def test_nbgrader_leaves_the_answers_for_a_person_and_counts_their_points(numpy_
     assignment = numpy_assignment
     root = tmp_path / "course"
     (root / "source" / assignment.name).mkdir(parents=True)
-    shutil.copy(master_path(assignment), root / "source" / assignment.name / assignment.notebook_name)
+    shutil.copy(write_master(assignment), root / "source" / assignment.name / assignment.notebook_name)
     run_nbgrader(assignment, root)
     release = json.loads((root / "release" / assignment.name / assignment.notebook_name).read_text())
     kept = {

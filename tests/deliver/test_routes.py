@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from autograder import KIT_ROOT
-from autograder.author.build import master_path
+from autograder.author.build import write_master
 from autograder.author.notebook import notebook_text
 from autograder.author.release import nbgrader_env, run_nbgrader
 from autograder.author.samples import sample_notebook, sample_path
@@ -49,7 +49,7 @@ def notebooks(mha, tmp_path_factory):
 def new_course(mha, root):
     """An nbgrader course with the assignment's master notebook (the build makes it under source/)."""
     (root / "source" / mha.name).mkdir(parents=True)
-    shutil.copy(master_path(mha), root / "source" / mha.name / mha.notebook_name)
+    shutil.copy(write_master(mha), root / "source" / mha.name / mha.notebook_name)
     return root
 
 
@@ -248,10 +248,10 @@ METADATA = {
 
 def test_gradescope_gets_a_result_for_an_empty_submission(mha, tmp_path):
     """With nothing gradable submitted, and late, is there still a results.json that says why (the student's zero), and that it is late?"""
-    from autograder.deliver.gradescope import bundle_files
+    from autograder.deliver.gradescope import zip_files
 
     root = tmp_path / "autograder"
-    for name, data in bundle_files(mha).items():
+    for name, data in zip_files(mha).items():
         (root / "source" / name).parent.mkdir(parents=True, exist_ok=True)
         (root / "source" / name).write_bytes(data)
     (root / "submission").mkdir()

@@ -20,7 +20,7 @@ import pytest
 from autograder.author.samples import sample_path
 from autograder.config import GradingConfig
 from autograder.deliver.batch import grade_all
-from autograder.deliver.gradescope import bundle_files
+from autograder.deliver.gradescope import zip_files
 from autograder.results.files import not_graded_json, write_not_graded, write_results
 
 from ..deliver.students import brief_student, student_results
@@ -182,7 +182,7 @@ def test_every_results_json_grade_all_writes_follows_the_format(mha, tmp_path):
 def test_run_autograders_last_resort_follows_the_format(mha, tmp_path):
     """When the kit cannot even start, run_autograder writes results.json itself: is that one in the format too?"""
     root = tmp_path / "autograder"
-    for name, data in bundle_files(mha).items():
+    for name, data in zip_files(mha).items():
         if name == "run_autograder":
             (root / "source").mkdir(parents=True, exist_ok=True)
             (root / "source" / name).write_bytes(data)
