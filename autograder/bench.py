@@ -195,18 +195,18 @@ def insight_cost(folder: Path, out: Path, jobs: int) -> dict[str, float]:
 
 def time_insight(folder: Path, out: Path, jobs: int) -> dict[str, float]:
     """Wall time and core-seconds (its forked workers' included) of write_insight alone, imports included."""
-    from .deliver.batch import load_results
+    from .deliver.class_folder import read_class
     from .deliver.intake import read_intake
 
     with tempfile.TemporaryDirectory(prefix="autograder-bench-intake-") as scratch:
         intake = read_intake(folder, Path(scratch))
-        results = load_results(intake, out)
-        status = {key: ((r.get("extra_data") or {}).get("status", "graded"), "") for key, r in results.items()}
+        results = read_class(intake, out)
+        status = {key: (r.status or "graded", "") for key, r in results.items()}
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
         started, cpu = time.perf_counter(), time.process_time()
         from .deliver.insight import write_insight
 
-        write_insight(assignments.get("mha"), out, intake, status, jobs=jobs)
+        write_insight(assignments.get("mha"), out, intake, results, status, jobs=jobs)
         wall, cpu = time.perf_counter() - started, time.process_time() - cpu
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu += (after.ru_utime - children.ru_utime) + (after.ru_stime - children.ru_stime)
