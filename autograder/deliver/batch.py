@@ -102,7 +102,7 @@ def _grade_all(
         ]
         unchanged = {s.key for s in intake.submissions if s not in todo}
         gradings, stopped = _grade_todo(todo, assignment, config, run, jobs, progress, (Path(folder), out))
-        status = {key: (GRADED, "") for key in unchanged} | {k: (g.status, g.reason) for k, g in gradings.items()}
+        status = _class_status(intake, unchanged, gradings)
         results = _class_results(intake, earlier, gradings)
         text, hand, lms = _write_class(
             assignment, intake, out, results, status, unchanged, written, show_hidden, jobs, lms_column_id
@@ -133,6 +133,15 @@ def _grade_todo(
     except KitError as error:  # the grader cannot start here: nobody is graded, nobody gets a score
         stopped = clean(error, 2000)
         return {s.key: Grading(KIT_ERROR, stopped.splitlines()[0][:300]) for s in todo}, stopped
+
+
+def _class_status(intake: Intake, unchanged: set[str], gradings: dict[str, Grading]) -> dict[str, tuple[str, str]]:
+    """Everyone's (status, reason) in this run, in the intake's order: graded where nothing changed since an
+    earlier run, else what grading them came to."""
+    return {
+        s.key: (GRADED, "") if s.key in unchanged else (gradings[s.key].status, gradings[s.key].reason)
+        for s in intake.submissions
+    }
 
 
 def _class_results(intake: Intake, earlier: dict[str, Results], gradings: dict[str, Grading]) -> dict[str, Results]:

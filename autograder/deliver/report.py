@@ -35,8 +35,10 @@ def class_figures(assignment: Assignment, results: dict[str, Results]) -> dict:
 
 
 def _full_marks(results: Results, name: str) -> bool:
-    points = results.points()[name]
-    return (points.score or 0.0) >= (points.max_score or 0.0) - EPSILON
+    points = results.points().get(name)  # an exercise a results.json gives no points earned none
+    if points is None or points.score is None or points.max_score is None:
+        return False
+    return points.score >= points.max_score - EPSILON
 
 
 def report_text(assignment: Assignment, figures: dict, status: dict, skipped: list, insight=()) -> str:

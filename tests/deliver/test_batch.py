@@ -339,3 +339,29 @@ for _ in range(60):
     batch.grade_all(folder, "mha", out, GradingConfig(timeout=4.0, processes=96), jobs=2, progress=False)
     assert rows(out)["honest"]["score"] == "40"
 
+
+def test_the_class_stays_in_the_intakes_order(tmp_path):
+    """Students graded in any order (workers finish when they finish), some kept from an earlier run: are everyone's
+    status and results in the intake's order, a student graded again whose results were not written left out?"""
+    from autograder.deliver.intake import Intake, Submission
+    from autograder.deliver.workers import Grading
+    from autograder.results.outcome import GRADED, KIT_ERROR, NOT_GRADED
+    from autograder.results.read import read_results
+    from autograder.results.write import not_graded_json
+
+    keys = ["ada", "ben", "cleo", "dev"]
+    intake = Intake(
+        "folders", [Submission(k, k.title(), str(i), tmp_path / k, "folders") for i, k in enumerate(keys)], []
+    )
+    zero = read_results(not_graded_json("holds no notebook", "mha", student_fault=True))
+    gradings = {  # as the workers handed them back: the last first
+        "dev": Grading(NOT_GRADED, "holds no notebook", zero),
+        "ada": Grading(KIT_ERROR, "its worker stopped before grading it"),
+        "cleo": Grading(NOT_GRADED, "holds no notebook", zero),
+    }
+    status = batch._class_status(intake, {"ben"}, gradings)
+    assert list(status) == keys
+    assert status["ben"] == (GRADED, "") and status["ada"] == (KIT_ERROR, "its worker stopped before grading it")
+    earlier = {"ben": zero, "ada": zero}  # ada's earlier results are not hers any more: she was graded again
+    results = batch._class_results(intake, earlier, gradings)
+    assert list(results) == ["ben", "cleo", "dev"]

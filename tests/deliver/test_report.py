@@ -47,7 +47,17 @@ def test_the_report_lists_who_was_not_graded(mha, tmp_path):
     assert report_text(mha, class_figures(mha, {}), {}, []) == "mha: no graded submissions\n"
 
 
+def test_an_exercise_a_results_json_does_not_list_earned_nothing(mha):
+    """A graded results.json from an older kit, without one exercise: counted as no full marks, not a crash?"""
+    document = gradescope_json(student_report())
+    del document["extra_data"]["by_name"]["tokenize"]
+    document["tests"] = [t for t in document["tests"] if t.get("tags") != ["tokenize"]]
+    figures = class_figures(mha, {"ada": read_results(document)})
+    assert figures["students"] == 1 and figures["full_marks"]["tokenize"] == 0
+
+
 def test_no_student_graded_still_writes_the_report(mha, tmp_path: Path):
+    """With no student graded, are report.txt and report.png written all the same, saying so?"""
     intake = Intake("folders", [], [])
     assert write_report(mha, tmp_path, intake, {}, {}) == "mha: no graded submissions\n"
     assert (tmp_path / "report.png").exists()
