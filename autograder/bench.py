@@ -162,7 +162,7 @@ def checks_own_work(assignment, repeats: int = 5) -> dict[str, float]:
     return {name: statistics.median(times) for name, times in rounds.items()}
 
 
-def grade_all(folder: Path, out: Path, jobs: int, label: str) -> Run:
+def run_grade_all(folder: Path, out: Path, jobs: int, label: str) -> Run:
     command = [
         sys.executable,
         "-m",
@@ -195,18 +195,18 @@ def insight_cost(folder: Path, out: Path, jobs: int) -> dict[str, float]:
 
 def time_insight(folder: Path, out: Path, jobs: int) -> dict[str, float]:
     """Wall time and core-seconds (its forked workers' included) of write_insight alone, imports included."""
-    from .deliver.batch import load_results
+    from .deliver.class_folder import read_class
     from .deliver.intake import read_intake
 
     with tempfile.TemporaryDirectory(prefix="autograder-bench-intake-") as scratch:
         intake = read_intake(folder, Path(scratch))
-        results = load_results(intake, out)
-        status = {key: ((r.get("extra_data") or {}).get("status", "graded"), "") for key, r in results.items()}
+        results = read_class(intake, out)
+        status = {key: (r.status or "graded", "") for key, r in results.items()}
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
         started, cpu = time.perf_counter(), time.process_time()
         from .deliver.insight import write_insight
 
-        write_insight(assignments.get("mha"), out, intake, status, jobs=jobs)
+        write_insight(assignments.get("mha"), out, intake, results, status, jobs=jobs)
         wall, cpu = time.perf_counter() - started, time.process_time() - cpu
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu += (after.ru_utime - children.ru_utime) + (after.ru_stime - children.ru_stime)
@@ -263,8 +263,8 @@ def bench(n: int = 24, jobs: int = 2, scaling: int = 0, keep: Path | None = None
             [sys.executable, "-m", "autograder", "grade", str(paths[1]), "-a", "mha", "--out", str(work / "one")],
             cwd=KIT_ROOT,
         )
-        small = grade_all(single, work / "out", jobs, f"grade-all of {n}")
-        large = grade_all(work / "double", work / "out-double", jobs, f"grade-all of {2 * n}")
+        small = run_grade_all(single, work / "out", jobs, f"grade-all of {n}")
+        large = run_grade_all(work / "double", work / "out-double", jobs, f"grade-all of {2 * n}")
         nbgrader = nbgrader_autograde(assignment, paths[:n], work / "course")
         own_work = checks_own_work(assignment)
         runs: list[tuple[int, Run]] = []  # jobs, and the run with that many
@@ -290,7 +290,7 @@ def bench(n: int = 24, jobs: int = 2, scaling: int = 0, keep: Path | None = None
             list(make_class(assignment, scaling, folder))
             job_counts = [j for j in (1, 2, 4, 8, 16, 32, 64) if j <= (os.cpu_count() or 1)]
             for count in job_counts:
-                run = grade_all(folder, work / f"out-{count}", count, f"{scaling} with {count} jobs")
+                run = run_grade_all(folder, work / f"out-{count}", count, f"{scaling} with {count} jobs")
                 runs.append((count, run))
                 if count == jobs and scaling > 2 * n:
                     figures["marginal_cpu"] = (run.cpu - small.cpu) / (scaling - n)

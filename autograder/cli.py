@@ -1,10 +1,13 @@
 """The kit's one command: ``python -m autograder SUBCOMMAND``.
 
-Exit status of the grade commands: 0 graded; 1 graded, under --fail-under; 2 bad
-input (a submission with nothing gradable, a wrong option); 3 the kit itself could
-not grade (the host's sandbox, CUDA, an error in a grader): results.json then says
-"not graded" and no score is the student's; 130 grade-all interrupted (Ctrl-C: a rerun
-resumes).
+Exit status of the grade commands (results/outcome.py maps each outcome): 0 graded;
+1 graded, under --fail-under; 2 bad input (a submission with nothing gradable, a wrong
+option); 3 the kit itself could not grade (the host's sandbox, CUDA, an error in a
+grader, any crash): results.json then says "not graded" and no score is the student's;
+130 grade-all interrupted (Ctrl-C: a rerun resumes).
+
+Each command imports what it runs when it runs (the imports inside the cmd_ functions):
+``--help`` and every other command start without nbgrader, PyTorch or matplotlib.
 """
 
 from __future__ import annotations
@@ -18,8 +21,12 @@ from . import assignment as assignments
 from .config import GradingConfig
 from .errors import KitError
 from .public.loader import SubmissionError
+from .results.scoring import points_text
+from .results.summaries import markdown_not_graded, markdown_summary, summary_text
+from .results.text import clean
+from .results.write import HIDDEN_VISIBILITY, write_outcome
 
-EXIT_UNDER, EXIT_INPUT, EXIT_KIT = 1, 2, 3
+EXIT_UNDER, EXIT_INPUT = 1, 2
 
 
 def _assignment_arg(parser, required=False):
@@ -30,6 +37,10 @@ def _assignment_arg(parser, required=False):
         required=required,
         help="which assignment" if required else "which assignment (inferred from the submission when left out)",
     )
+
+
+def _jobs_arg(parser, what: str) -> None:
+    parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, help=f"{what} (default: one per CPU)")
 
 
 def _column_id(text: str) -> str:
@@ -43,7 +54,7 @@ def _say(text: str) -> None:
 
 
 def cmd_build(args) -> int:
-    from .author.build import build, given_away
+    from .author.build import build, given_away  # here: nbgrader and nbformat, for this command only
 
     for name in args.assignments or assignments.names():
         changed = build(assignments.get(name))
@@ -54,45 +65,29 @@ def cmd_build(args) -> int:
 
 
 def cmd_grade(args) -> int:
-    from .grade.engine import Grader, infer_assignment
-    from .results.files import markdown_not_graded, markdown_summary, summary_text, write_not_graded, write_results
-    from .results.scoring import points_text
-    from .results.text import clean
+    from .deliver.one_submission import grade_alone  # here: the grading engine, for the grade command only
 
     submission, out = Path(args.submission), Path(args.out)
-    config = GradingConfig.from_arguments(args)
-    name = args.assignment
-    try:
-        assignment = assignments.get(name) if name else infer_assignment(submission)
-    except KitError as error:  # nothing in the submission tells its assignment: bad input, not the kit's failure
-        write_not_graded(out, str(error), name, student_fault=True)
-        _say(f"error: {clean(error)}")
-        return EXIT_INPUT
-    name = assignment.name
-    try:
-        with Grader(assignment, config) as grader:
-            report = grader.grade(submission)
-    except SubmissionError as error:
-        write_not_graded(out, str(error), name, student_fault=True)
-        _append(args.markdown, markdown_not_graded(str(error), name))
-        _say(f"error: {clean(error)}")
-        return EXIT_INPUT
-    except KitError as error:
-        write_not_graded(out, str(error), name)
-        _append(args.markdown, markdown_not_graded(str(error), name))
-        _say(f"error: the kit could not grade {submission}: {clean(error)}")
-        _say(f"wrote {out / 'results.json'}: not graded (no score is the student's)")
-        return EXIT_KIT
+    outcome, name = grade_alone(submission, args.assignment, GradingConfig.from_arguments(args))
     visibility = "visible" if args.show_score else args.hidden_visibility
-    path = write_results(report, out, visibility, withhold_hidden=args.show_score)
+    write_outcome(outcome, out, name, hidden_visibility=visibility, withhold_hidden=args.show_score)
+    report = outcome.report
+    if report is None:
+        _append(args.markdown, markdown_not_graded(outcome.message, name))
+        if outcome.student_fault:
+            _say(f"error: {clean(outcome.message)}")
+        else:
+            _say(f"error: the kit could not grade {submission}: {clean(outcome.message)}")
+            _say(f"wrote {out / 'results.json'}: not graded (no score is the student's)")
+        return outcome.exit_code
     print(summary_text(report))
     print(f"isolation: {report.isolation['tier']} ({report.isolation['limits']})")
-    print(f"wrote {path} and {path.with_name('junit.xml')}")
+    print(f"wrote {out / 'results.json'} and {out / 'junit.xml'}")
     _append(args.markdown, markdown_summary(report))
-    if report.internal_errors():
-        for check in report.internal_errors():
-            _say(f"error: the kit failed on {check.name}: {check.title}: {clean(check.message, 300)}")
-        return EXIT_KIT
+    for check in report.internal_errors():
+        _say(f"error: the kit failed on {check.name}: {check.title}: {clean(check.message, 300)}")
+    if outcome.exit_code:
+        return outcome.exit_code
     percent = 100 * report.score / report.max_score if report.max_score else 0
     if args.fail_under is not None and percent < args.fail_under:
         _say(
@@ -110,7 +105,7 @@ def _append(path: str | None, text: str) -> None:
 
 
 def cmd_grade_all(args) -> int:
-    from .deliver.batch import grade_all
+    from .deliver.batch import grade_all  # here: the class's machinery (intake, report, matplotlib), for grade-all only
 
     config = GradingConfig.from_arguments(args)
     return grade_all(
@@ -128,7 +123,7 @@ def cmd_grade_all(args) -> int:
 
 
 def cmd_cluster_to_mistake(args) -> int:
-    from .deliver.cluster_to_mistake import cluster_to_mistake
+    from .deliver.cluster_to_mistake import cluster_to_mistake  # here: the grading engine, for this command only
 
     edit = {"id": args.id, "target": args.target, "old": args.old, "new": args.new, "message": args.message}
     return cluster_to_mistake(
@@ -142,14 +137,14 @@ def cmd_cluster_to_mistake(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    from .bench import bench, print_figures
+    from .bench import bench, print_figures  # here: the benchmark's machinery, for bench only
 
     print_figures(bench(n=args.n, jobs=args.jobs, scaling=args.scaling, keep=Path(args.keep) if args.keep else None))
     return 0
 
 
 def cmd_collect(args) -> int:
-    from .deliver.gradebook import collect
+    from .deliver.gradebook import collect  # here: nbformat and nbgrader's course, for this command only
 
     course = Path(args.course)
     placed, skipped = collect(Path(args.submissions), assignments.get(args.assignment), course)
@@ -163,7 +158,7 @@ def cmd_collect(args) -> int:
 
 
 def cmd_gradebook(args) -> int:
-    from .deliver.gradebook import export
+    from .deliver.gradebook import export  # here: nbformat and nbgrader's course, for this command only
 
     totals = export(
         Path(args.results), assignments.get(args.assignment), Path(args.course), keep_manual=args.keep_manual
@@ -177,8 +172,8 @@ def cmd_gradebook(args) -> int:
 
 
 def cmd_gradescope(args) -> int:
-    from .deliver.answers import gradescope_note
-    from .deliver.gradescope import write_bundle
+    from .deliver.answers import gradescope_note  # here: the lessons' reader, for this command only
+    from .deliver.gradescope import write_bundle  # here: the bundle's machinery, for this command only
 
     config = GradingConfig.from_arguments(args)
     path = write_bundle(assignments.get(args.assignment), Path(args.out), config, show_score=args.show_score)
@@ -190,13 +185,13 @@ def cmd_gradescope(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from .demo import demo
+    from .demo import demo  # here: nbgrader and the grading engine, for demo only
 
     return demo()
 
 
 def cmd_doctor(args) -> int:
-    from .doctor import doctor
+    from .doctor import doctor  # here: the sandbox's probes of the host, for doctor only
 
     return doctor(GradingConfig.from_arguments(args))
 
@@ -209,64 +204,64 @@ def main(argv=None) -> int:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    build = commands.add_parser(
+    build_command = commands.add_parser(
         "build",
         help="generate the stubs, the nbgrader source notebook and the release (runs nbgrader)",
         description="Generate the stubs, the nbgrader source notebook and the release (runs nbgrader).",
     )
-    build.add_argument("assignments", nargs="*", help="assignments to build (default: all)")
-    build.set_defaults(run=cmd_build)
+    build_command.add_argument("assignments", nargs="*", help="assignments to build (default: all)")
+    build_command.set_defaults(run=cmd_build)
 
-    grade = commands.add_parser(
+    grade_command = commands.add_parser(
         "grade",
         help="grade one submission into DIR/results.json (Gradescope's format)",
         description="Grade one submission into DIR/results.json (Gradescope's format) and DIR/junit.xml.",
     )
-    grade.add_argument("submission", help="a notebook, a .py file, a package folder or a repository folder")
-    _assignment_arg(grade)
-    grade.add_argument("--out", required=True, help="folder for results.json and junit.xml")
-    grade.add_argument(
+    grade_command.add_argument("submission", help="a notebook, a .py file, a package folder or a repository folder")
+    _assignment_arg(grade_command)
+    grade_command.add_argument("--out", required=True, help="folder for results.json and junit.xml")
+    grade_command.add_argument(
         "--fail-under",
         type=float,
         metavar="PERCENT",
         help="exit with status 1 when the score is under PERCENT of the points (for CI)",
     )
-    grade.add_argument(
+    grade_command.add_argument(
         "--markdown",
         metavar="FILE",
         help="append a table of the points, or why it was not graded, to FILE (e.g. $GITHUB_STEP_SUMMARY)",
     )
-    grade.add_argument(
+    grade_command.add_argument(
         "--hidden-visibility",
-        default="after_due_date",
+        default=HIDDEN_VISIBILITY,
         choices=["hidden", "after_due_date", "after_published", "visible"],
         help="Gradescope visibility of the hidden checks' details (default after_due_date)",
     )
-    grade.add_argument(
+    grade_command.add_argument(
         "--show-score",
         action="store_true",
         help="show the points at once (Gradescope hides the total while any test is hidden) and keep the hidden checks' details out of results.json",
     )
-    GradingConfig.add_arguments(grade)
-    grade.set_defaults(run=cmd_grade)
+    GradingConfig.add_arguments(grade_command)
+    grade_command.set_defaults(run=cmd_grade)
 
-    grade_all = commands.add_parser(
+    grade_all_command = commands.add_parser(
         "grade-all",
         help="grade a class (a folder or zip, as an LMS exports it), in parallel, with a report and a feedback file per student",
         description="Grade every submission of a class: a folder or a zip as Canvas, Moodle, Blackboard, Gradescope or GitHub Classroom export it, or a folder per student. Writes DIR/summary.csv, a class report (report.txt, report.png), DIR/students/<student>/ (results.json, feedback.html, feedback.md), the grade file the LMS imports (DIR/<lms>_grades.csv; for Moodle also moodle_feedback.zip), and the class as a whole: the groups of students whose code fails an exercise the same way (clusters.json; notes for a group come from solutions/<a>/cluster_notes.toml), the most alike pairs of submissions (similarity.csv: a flag, never a verdict) and a dashboard of it all (report.html). A rerun grades again only what changed: a submission, or anything that decides a grade; Ctrl-C stops, and a rerun resumes.",
     )
-    grade_all.add_argument("submissions", help="a folder or a .zip of submissions")
-    _assignment_arg(grade_all)
-    grade_all.add_argument("--out", required=True, help="folder for the results, summary.csv and the report")
-    grade_all.add_argument(
-        "--jobs", "-j", type=int, default=os.cpu_count() or 1, help="submissions graded at once (default: one per CPU)"
+    grade_all_command.add_argument("submissions", help="a folder or a .zip of submissions")
+    _assignment_arg(grade_all_command)
+    grade_all_command.add_argument("--out", required=True, help="folder for the results, summary.csv and the report")
+    _jobs_arg(grade_all_command, "submissions graded at once")
+    grade_all_command.add_argument(
+        "--force", action="store_true", help="grade everyone again, even where nothing changed"
     )
-    grade_all.add_argument("--force", action="store_true", help="grade everyone again, even where nothing changed")
-    grade_all.add_argument(
+    grade_all_command.add_argument(
         "--show-hidden", action="store_true", help="put the hidden checks' details in the students' feedback files"
     )
-    grade_all.add_argument("--quiet", action="store_true", help="no progress bar")
-    grade_all.add_argument(
+    grade_all_command.add_argument("--quiet", action="store_true", help="no progress bar")
+    grade_all_command.add_argument(
         "--lms-column-id",
         default="",
         type=_column_id,
@@ -274,122 +269,122 @@ def main(argv=None) -> int:
         help="the LMS's id of the grade column, for the grade file written beside summary.csv: Canvas's assignment id "
         "(the N of .../assignments/N), Blackboard's Grade Centre column id (after '|' in Work Offline > Download)",
     )
-    grade_all.add_argument(
+    grade_all_command.add_argument(
         "--manual-points",
         metavar="FILE",
         help="a CSV of the points a person gave the written answers (a filled copy of DIR/manual_points_template.csv): "
         "summary.csv then counts them in its total",
     )
-    GradingConfig.add_arguments(grade_all)
-    grade_all.set_defaults(run=cmd_grade_all)
+    GradingConfig.add_arguments(grade_all_command)
+    grade_all_command.set_defaults(run=cmd_grade_all)
 
-    to_mistake = commands.add_parser(
+    to_mistake_command = commands.add_parser(
         "cluster-to-mistake",
         help="turn a group of clusters.json into a known mistake: check that an edit of the reference does what the group does, then print or append the entry",
         description="Turn a group of students (an id of grade-all's clusters.json) into an entry of mistakes.py: "
         "the edit of the reference (--old becomes --new in --target's code) is graded like a submission, and the "
         "entry is printed (or, with --append, added to mistakes.py) only when it fails the group's exercise exactly as the group does.",
     )
-    to_mistake.add_argument("group", help="the group's id, from clusters.json or report.html")
-    to_mistake.add_argument("--out", required=True, help="the --out folder of the grade-all that found the group")
-    _assignment_arg(to_mistake, required=True)
-    to_mistake.add_argument("--id", required=True, help="the new mistake's id (lower case, underscores)")
-    to_mistake.add_argument("--old", required=True, help="text of the reference that the mistake replaces (once in it)")
-    to_mistake.add_argument("--new", required=True, help="what the mistake puts in its place")
-    to_mistake.add_argument(
+    to_mistake_command.add_argument("group", help="the group's id, from clusters.json or report.html")
+    to_mistake_command.add_argument(
+        "--out", required=True, help="the --out folder of the grade-all that found the group"
+    )
+    _assignment_arg(to_mistake_command, required=True)
+    to_mistake_command.add_argument("--id", required=True, help="the new mistake's id (lower case, underscores)")
+    to_mistake_command.add_argument(
+        "--old", required=True, help="text of the reference that the mistake replaces (once in it)"
+    )
+    to_mistake_command.add_argument("--new", required=True, help="what the mistake puts in its place")
+    to_mistake_command.add_argument(
         "--message", required=True, help="what a student reads: what is wrong and how to look for it"
     )
-    to_mistake.add_argument(
+    to_mistake_command.add_argument(
         "--target", help="the graded name whose code holds the mistake (default: the group's exercise)"
     )
-    to_mistake.add_argument("--append", action="store_true", help="add the entry to solutions/<a>/mistakes.py")
-    GradingConfig.add_arguments(to_mistake)
-    to_mistake.set_defaults(run=cmd_cluster_to_mistake)
+    to_mistake_command.add_argument("--append", action="store_true", help="add the entry to solutions/<a>/mistakes.py")
+    GradingConfig.add_arguments(to_mistake_command)
+    to_mistake_command.set_defaults(run=cmd_cluster_to_mistake)
 
-    bench = commands.add_parser(
+    bench_command = commands.add_parser(
         "bench",
         help="measure grading: cost per submission against a bare `import torch`, nbgrader autograde, scaling with jobs",
         description="Measure, in one run: the kit's marginal and total cost per submission, a bare `import torch` as baseline, nbgrader autograde on the same notebooks, peak memory of each, and how throughput scales with --jobs.",
     )
-    bench.add_argument("--n", type=int, default=24, help="submissions in the class (default 24)")
-    bench.add_argument(
-        "--jobs", "-j", type=int, default=os.cpu_count() or 1, help="the kit's parallel graders (default: one per CPU)"
-    )
-    bench.add_argument(
+    bench_command.add_argument("--n", type=int, default=24, help="submissions in the class (default 24)")
+    _jobs_arg(bench_command, "the kit's parallel graders")
+    bench_command.add_argument(
         "--scaling",
         type=int,
         default=0,
         metavar="N",
         help="also grade a class of N with 1, 2, 4, ... jobs up to the CPUs here, and print the table",
     )
-    bench.add_argument("--keep", help="copy the benchmark's folders (class, course, results) here")
-    bench.set_defaults(run=cmd_bench)
+    bench_command.add_argument("--keep", help="copy the benchmark's folders (class, course, results) here")
+    bench_command.set_defaults(run=cmd_bench)
 
-    collect = commands.add_parser(
+    collect_command = commands.add_parser(
         "collect",
         help="put an LMS export's notebooks into nbgrader's submitted/<student>/<assignment>/ (for nbgrader autograde)",
         description="Read an LMS export (a folder or a zip, as grade-all reads it) and put each student's notebook into COURSE/submitted/<student>/<assignment>/, and the students into gradebook.db, for nbgrader autograde. The student ids are grade-all's keys.",
     )
-    collect.add_argument("submissions", help="a folder or a .zip of submissions")
-    _assignment_arg(collect, required=True)
-    collect.add_argument(
+    collect_command.add_argument("submissions", help="a folder or a .zip of submissions")
+    _assignment_arg(collect_command, required=True)
+    collect_command.add_argument(
         "--course", default=str(Path.cwd()), help="the nbgrader course folder holding gradebook.db (default: here)"
     )
-    collect.set_defaults(run=cmd_collect)
+    collect_command.set_defaults(run=cmd_collect)
 
-    gradebook = commands.add_parser(
+    gradebook_command = commands.add_parser(
         "gradebook",
         help="store grade-all's points in nbgrader's gradebook.db (for nbgrader export, formgrader and feedback)",
         description="Store the points of grade-all's results in nbgrader's gradebook.db, per grade cell, as the record: every stored score that differs (nbgrader autograde's, which a notebook can forge, a manual score, extra credit) is named and replaced.",
     )
-    gradebook.add_argument("results", help="the --out folder of grade-all")
-    _assignment_arg(gradebook, required=True)
-    gradebook.add_argument(
+    gradebook_command.add_argument("results", help="the --out folder of grade-all")
+    _assignment_arg(gradebook_command, required=True)
+    gradebook_command.add_argument(
         "--course", default=str(Path.cwd()), help="the nbgrader course folder holding gradebook.db (default: here)"
     )
-    gradebook.add_argument(
+    gradebook_command.add_argument(
         "--keep-manual",
         action="store_true",
         help="keep the manual scores, extra credit and late penalties already in gradebook.db (they are still named)",
     )
-    gradebook.set_defaults(run=cmd_gradebook)
+    gradebook_command.set_defaults(run=cmd_gradebook)
 
-    gradescope = commands.add_parser(
+    gradescope_command = commands.add_parser(
         "gradescope",
         help="build the Gradescope autograder zip (setup.sh, run_autograder and the kit)",
         description="Build the Gradescope autograder zip for one assignment: setup.sh, run_autograder and the trusted side of the kit.",
     )
-    _assignment_arg(gradescope, required=True)
-    gradescope.add_argument("--out", required=True, help="the zip file to write")
-    gradescope.add_argument(
+    _assignment_arg(gradescope_command, required=True)
+    gradescope_command.add_argument("--out", required=True, help="the zip file to write")
+    gradescope_command.add_argument(
         "--show-score",
         action="store_true",
         help="show students their total before the due date (the hidden checks' details still wait)",
     )
-    GradingConfig.add_arguments(gradescope)
-    gradescope.set_defaults(run=cmd_gradescope)
+    GradingConfig.add_arguments(gradescope_command)
+    gradescope_command.set_defaults(run=cmd_gradescope)
 
-    demo = commands.add_parser(
+    demo_command = commands.add_parser(
         "demo",
         help="build the releases and grade the bundled samples",
         description="Build the releases with nbgrader and grade the reference, the blank release and a sample with one bug.",
     )
-    demo.set_defaults(run=cmd_demo)
+    demo_command.set_defaults(run=cmd_demo)
 
-    doctor = commands.add_parser(
+    doctor_command = commands.add_parser(
         "doctor",
         help="check this host before a course: the isolation tier it gives and why, the GPU, nbgrader",
         description="Check this host: which isolation tier grading gets here and why, whether the GPU path works, whether nbgrader's kernel can import the kit.",
     )
-    GradingConfig.add_arguments(doctor)
-    doctor.set_defaults(run=cmd_doctor)
+    GradingConfig.add_arguments(doctor_command)
+    doctor_command.set_defaults(run=cmd_doctor)
 
     args = parser.parse_args(argv)
     try:
         return args.run(args)
     except (KitError, SubmissionError) as error:
-        from .results.text import clean
-
         _say(f"error: {clean(error, 4000)}")
         return EXIT_INPUT
 

@@ -8,8 +8,8 @@ from .author.build import build
 from .author.samples import sample_path
 from .config import GradingConfig
 from .grade.engine import Grader
-from .results.files import write_results
 from .results.scoring import points_text
+from .results.write import write_results
 
 OUT = KIT_ROOT / "out" / "demo"
 

@@ -33,3 +33,50 @@ def test_grade_all_refuses_a_column_id_that_is_not_a_number(tmp_path):
         cwd=KIT_ROOT,
     )
     assert done.returncode == 2 and "is not an id" in done.stderr and not (tmp_path / "out").exists()
+
+
+class CrashingGrader:
+    """A grader that starts, then meets a bug of the kit on every submission."""
+
+    def __init__(self, assignment, config):
+        self.assignment = assignment
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def grade(self, submission, label=None):
+        raise KeyError("a bug of the kit")
+
+
+def test_a_crash_of_the_kit_exits_3_not_graded(tmp_path, monkeypatch, capsys):
+    """A crash inside the kit while grading: exit 3 (not 1, --fail-under's), results.json "not graded" with no
+    score, the reason in --markdown and on stderr?"""
+    from autograder import cli
+    from autograder.deliver import one_submission
+
+    monkeypatch.setattr(one_submission, "Grader", CrashingGrader)
+    (tmp_path / "ada.ipynb").write_text("{}")
+    summary = tmp_path / "summary.md"
+    argv = [
+        "grade",
+        str(tmp_path / "ada.ipynb"),
+        "-a",
+        "mha",
+        "--out",
+        str(tmp_path / "out"),
+        "--markdown",
+        str(summary),
+    ]
+    assert cli.main([*argv, "--fail-under", "100"]) == 3
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert "score" not in results and results["extra_data"]["status"] == "not graded"
+    assert (
+        results["extra_data"]["student_fault"] is False
+        and results["extra_data"]["error"] == "KeyError: 'a bug of the kit'"
+    )
+    assert "tell your instructor" in results["output"] and not (tmp_path / "out" / "junit.xml").exists()
+    assert "### mha: not graded" in summary.read_text() and "KeyError" in summary.read_text()
+    assert "error: the kit could not grade" in capsys.readouterr().err

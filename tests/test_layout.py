@@ -108,6 +108,54 @@ def test_layers_import_only_earlier_layers():
     assert not backwards, "\n".join(backwards)
 
 
+def runtime_imports(source: str, module: str, is_package: bool) -> set[str]:
+    """imports() less those under ``if TYPE_CHECKING:`` (read by type checkers only, never run)."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", getattr(node.test, "attr", "")) == "TYPE_CHECKING":
+            node.body = [ast.Pass()]
+    return imports(ast.unparse(tree), module, is_package)
+
+
+def cycles_inside(folder: str) -> list[list[str]]:
+    """The import cycles among the modules of one folder of the kit (imports inside functions included)."""
+    modules = {module_name(p): p for p in sorted((PACKAGE / folder).rglob("*.py"))}
+
+    def module_of(target: str) -> str:
+        while target and target not in modules:
+            target = target.rpartition(".")[0]
+        return target
+
+    def targets(name: str, path: Path) -> set[str]:
+        found = runtime_imports(path.read_text(), name, path.name == "__init__.py")
+        # `from . import x` reaches the submodule x, not the package's own __init__
+        return {module_of(t) for t in found if not any(u.startswith(t + ".") and u in modules for u in found)}
+
+    edges = {name: targets(name, path) - {"", name} for name, path in modules.items()}
+    found: list[list[str]] = []
+    state: dict[str, str] = {}
+
+    def visit(name: str, path: list[str]) -> None:
+        state[name] = "open"
+        for target in sorted(edges[name]):
+            if state.get(target) == "open":
+                found.append(path[path.index(target) :] + [name, target])
+            elif target not in state:
+                visit(target, path + [name])
+        state[name] = "done"
+
+    for name in modules:
+        if name not in state:
+            visit(name, [])
+    return found
+
+
+@pytest.mark.parametrize("folder", ["results", "deliver"])
+def test_no_import_cycle_inside_a_folder(folder):
+    """Do the modules of a folder import one another one way only, inside functions too?"""
+    assert cycles_inside(folder) == []
+
+
 @pytest.mark.parametrize(
     "layer, allowed",
     [("public", {"public"}), ("sandbox.guest", {"sandbox.guest", "public"})],

@@ -34,7 +34,7 @@ from ..assignment import Assignment
 from ..author.lesson import Question, questions
 from ..author.notebook import ANSWER_STUB
 from ..errors import KitError
-from ..results.files import write_atomically
+from ..results.atomic import write_atomically
 from ..results.scoring import exact, points_text
 from ..results.text import clean, clean_name
 from .intake import Intake

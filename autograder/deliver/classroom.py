@@ -27,9 +27,10 @@ What the reporter (v1) does with it, as its source reads it:
 - Its closing table shows passed tests / tests x ``max_score``, not the points: the
   points are in the notice and in the per-test lines written here.
 
-Here one test entry per graded exercise carries that exercise's points (``extra_data.by_name``
-of results.json). Its message states the points only: the hidden checks' names and
-feedback never reach the runner result, whatever the instructor allows elsewhere.
+Here one test entry per graded exercise carries that exercise's points (results.json's
+points per exercise, read by results/read.py). Its message states the points only: the
+hidden checks' names and feedback never reach the runner result, whatever the instructor
+allows elsewhere.
 
 The workflow template (``autograder/deliver/templates/github-classroom.yml``) calls
 ``report_to_github`` once grading is done; ``write_github_output`` is the part that
@@ -45,54 +46,47 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
+from .. import assignment as assignments
+from ..errors import KitError
+from ..results.atomic import write_atomically
+from ..results.read import Results, ResultsUnreadable, read_results_file
 from ..results.text import md_block, md_name, md_text
+from ..results.update import kit_failed_results, public_points
 
 RESULT_VERSION = 1  # the version autograding-command-grader writes; the reporter reads none
 TOLERANCE = 1e-9
+NOT_GRADED = "the submission could not be graded"
 
 
-def exercise_points(results: dict, points: Mapping[str, float] | None = None) -> list[tuple[str, float, float]]:
+def exercise_points(results: Results, points: Mapping[str, float] | None = None) -> list[tuple[str, float, float]]:
     """(exercise, score, max score) per graded exercise, in the assignment's order.
 
-    From extra_data.by_name; failing that, from the tests' first tag (the graded name);
-    with no test at all (the submission could not be graded), every exercise of
+    From results.json's points per exercise (its hidden checks' where it has none); with
+    no exercise at all (the submission could not be graded), every exercise of
     ``points`` (name -> max points) at 0.
     """
-    by_name = (results.get("extra_data") or {}).get("by_name")
-    if by_name:
-        return [(name, float(entry["score"]), float(entry["max_score"])) for name, entry in by_name.items()]
-    table: dict[str, list[float]] = {}
-    for test in results.get("tests") or []:
-        name = (test.get("tags") or [str(test.get("name", "")).split(":")[0]])[0]
-        entry = table.setdefault(name, [0.0, 0.0])
-        entry[0] += float(test.get("score") or 0)
-        entry[1] += float(test.get("max_score") or 0)
-    if table:
-        return [(name, round(score, 4), round(top, 4)) for name, (score, top) in table.items()]
+    if results.exercises:
+        return [(e.name, e.score or 0.0, e.max_score or 0.0) for e in results.exercises]
     return [(name, 0.0, float(top)) for name, top in (points or {}).items()]
 
 
-def totals(results: dict, points: Mapping[str, float] | None = None) -> tuple[float, float]:
+def totals(results: Results, points: Mapping[str, float] | None = None) -> tuple[float, float]:
     """(score, max score) of the whole submission."""
-    exercises = exercise_points(results, points)
-    top = (results.get("extra_data") or {}).get("max_score")
+    top = results.max_score
     if top is None:
-        top = sum(entry[2] for entry in exercises)
-    return float(results.get("score") or 0), float(top)
+        top = sum(entry[2] for entry in exercise_points(results, points))
+    return results.score or 0.0, float(top)
 
 
-def percent(results: dict, points: Mapping[str, float] | None = None) -> float:
+def percent(results: Results, points: Mapping[str, float] | None = None) -> float:
     """The score as a percentage of the points, as the kit's --fail-under computes it."""
     score, top = totals(results, points)
     return 100 * score / top if top else 0.0
 
 
-def graded(results: dict) -> bool:
-    """Did grading give points (rather than say why the submission could not be graded)?"""
-    return bool(results.get("tests"))
-
-
-def runner_payload(results: dict, fail_under: float | None = None, points: Mapping[str, float] | None = None) -> dict:
+def runner_payload(
+    results: Results, fail_under: float | None = None, points: Mapping[str, float] | None = None
+) -> dict:
     """The runner result as a dict: one test entry per graded exercise.
 
     status: "error" where the submission could not be graded; "fail" under
@@ -104,19 +98,18 @@ def runner_payload(results: dict, fail_under: float | None = None, points: Mappi
     for name, score, top in exercises:
         full = score >= top - TOLERANCE
         tests.append(_test(name, "pass" if full else "fail", score, top, f"{score:g} of {top:g} points"))
-    if not graded(results):
-        reason = (
-            (results.get("extra_data") or {}).get("error")
-            or results.get("output")
-            or "the submission could not be graded"
-        )
-        tests.append(_test("submission", "error", 0.0, 0.0, str(reason)))
+    if not results.graded:
+        tests.append(_test("submission", "error", 0.0, 0.0, _why_not_graded(results)))
         status = "error"
     elif fail_under is not None:
         status = "fail" if percent(results, points) < fail_under else "pass"
     else:
         status = "pass" if all(test["status"] == "pass" for test in tests) else "fail"
     return {"version": RESULT_VERSION, "status": status, "max_score": totals(results, points)[1], "tests": tests}
+
+
+def _why_not_graded(results: Results) -> str:
+    return results.reason or results.output or NOT_GRADED
 
 
 def _test(name: str, status: str, score: float, top: float, message: str) -> dict:
@@ -133,14 +126,14 @@ def _test(name: str, status: str, score: float, top: float, message: str) -> dic
     }
 
 
-def runner_result(results: dict, fail_under: float | None = None, points: Mapping[str, float] | None = None) -> str:
+def runner_result(results: Results, fail_under: float | None = None, points: Mapping[str, float] | None = None) -> str:
     """The base64 string the reporter reads from <ID>_RESULTS (see the module's docstring)."""
     text = json.dumps(runner_payload(results, fail_under, points), separators=(",", ":"))
     return base64.b64encode(text.encode()).decode("ascii")
 
 
 def write_github_output(
-    results: dict,
+    results: Results,
     path: str | os.PathLike,
     key: str = "result",
     fail_under: float | None = None,
@@ -153,73 +146,35 @@ def write_github_output(
     return value
 
 
-def markdown_points(results: dict, show_hidden: bool = False, points: Mapping[str, float] | None = None) -> str:
+def markdown_points(results: Results, show_hidden: bool = False, points: Mapping[str, float] | None = None) -> str:
     """The job summary: points per exercise; the checks' feedback only when ``show_hidden``.
 
     Every text of the results is escaped or fenced (results/text.py): a reason or message
     built from a file name draws no heading, table or link of its own."""
     score, top = totals(results, points)
-    assignment = (results.get("extra_data") or {}).get("assignment") or "assignment"
-    lines = [f"### {md_text(assignment)}: {score:g} of {top:g} points", ""]
-    if not graded(results):
-        reason = (
-            (results.get("extra_data") or {}).get("error")
-            or results.get("output")
-            or "the submission could not be graded"
-        )
-        lines += ["**Not graded:**", "", md_block(reason), ""]
+    lines = [f"### {md_text(results.assignment or 'assignment')}: {score:g} of {top:g} points", ""]
+    if not results.graded:
+        lines += ["**Not graded:**", "", md_block(_why_not_graded(results)), ""]
     lines += ["| exercise | points |", "|---|---|"]
     lines += [f"| {md_name(name)} | {s:g} / {m:g} |" for name, s, m in exercise_points(results, points)]
-    lost = [
-        test
-        for test in results.get("tests") or []
-        if float(test.get("score") or 0) < float(test.get("max_score") or 0) - TOLERANCE
-    ]
+    lost = [check for check in results.hidden_checks() if check.lost > TOLERANCE]
     if show_hidden and lost:
         lines += ["", "Checks that lost points:", ""]
         lines += [
-            f"- **{md_text(test.get('name', ''))}**: "
-            + md_text(str(test.get("output", "")).splitlines()[0] if test.get("output") else "")
-            for test in lost
+            f"- **{md_text(check.name)}**: " + md_text(check.message.splitlines()[0] if check.message else "")
+            for check in lost
         ]
     elif lost:
         lines += ["", "The hidden checks' feedback is shown here once your instructor allows it."]
     return "\n".join(lines) + "\n"
 
 
-def public_results(results: dict, show_hidden: bool = False) -> dict:
-    """What may be shown of results.json: all of it when ``show_hidden``, else the points.
-
-    Without ``show_hidden``: the total, the points per exercise, what loading the code
-    reported and why it could not be graded; only tests whose visibility is "visible"
-    (the kit marks its hidden checks "after_due_date"); no named mistakes.
-    """
-    if show_hidden:
-        return json.loads(json.dumps(results))
-    extra = results.get("extra_data") or {}
-    public = {
-        "score": results.get("score", 0),
-        "tests": [test for test in results.get("tests") or [] if test.get("visibility") == "visible"],
-        "extra_data": {
-            key: extra[key] for key in ("assignment", "max_score", "by_name", "notes", "error") if key in extra
-        },
-    }
-    return json.loads(json.dumps(public))
-
-
-def load_results(path: str | os.PathLike) -> dict:
-    """results.json, or a 0-point result saying that grading wrote none."""
+def read_graded(path: str | os.PathLike) -> Results:
+    """results.json, typed; where grading left none to read, results that say so (0 of the points)."""
     try:
-        results = json.loads(Path(path).read_text())
-        if isinstance(results, dict):
-            return results
-        problem = "results.json is not a JSON object"
-    except FileNotFoundError:
-        problem = "grading wrote no results.json"
-    except (OSError, ValueError) as error:
-        problem = f"results.json could not be read ({error})"
-    message = f"The autograder failed: {problem}; tell your instructor."
-    return {"score": 0.0, "output": message, "tests": [], "extra_data": {"error": message}}
+        return read_results_file(path)
+    except ResultsUnreadable as error:
+        return kit_failed_results(f"The autograder failed: {error}; tell your instructor.")
 
 
 def _flag(value: str | None) -> bool:
@@ -240,17 +195,17 @@ def report_to_github(
     runner result's dict.
     """
     results_dir, public_dir = Path(results_dir), Path(public_dir)
-    results = load_results(results_dir / "results.json")
+    results = read_graded(results_dir / "results.json")
     fail_under = float(environ["FAIL_UNDER"]) if environ.get("FAIL_UNDER", "").strip() else None
     show_hidden = _flag(environ.get("SHOW_HIDDEN_DETAILS"))
-    points = _assignment_points(environ.get("ASSIGNMENT") or (results.get("extra_data") or {}).get("assignment"))
+    points = _assignment_points(environ.get("ASSIGNMENT") or results.assignment)
     if environ.get("GITHUB_OUTPUT"):
         write_github_output(results, environ["GITHUB_OUTPUT"], fail_under=fail_under, points=points)
     if environ.get("GITHUB_STEP_SUMMARY"):
         with open(environ["GITHUB_STEP_SUMMARY"], "a") as file:
             file.write(markdown_points(results, show_hidden, points))
     public_dir.mkdir(parents=True, exist_ok=True)
-    (public_dir / "points.json").write_text(json.dumps(public_results(results, show_hidden), indent=2) + "\n")
+    write_atomically(public_dir / "points.json", json.dumps(public_points(results, show_hidden), indent=2) + "\n")
     if show_hidden:
         for name in ("results.json", "junit.xml"):
             if (results_dir / name).is_file():
@@ -261,9 +216,6 @@ def report_to_github(
 def _assignment_points(name: str | None) -> dict[str, float] | None:
     if not name:
         return None
-    from .. import assignment as assignments
-    from ..errors import KitError
-
     try:
         return dict(assignments.get(name).points)
     except (KitError, KeyError, ValueError, OSError):

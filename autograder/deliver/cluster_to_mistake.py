@@ -25,9 +25,13 @@ from pathlib import Path
 from ..assignment import Assignment
 from ..config import GradingConfig
 from ..errors import KitError
+from ..grade.engine import Grader
 from ..grade.mistakes import Mistake, catalogue
-from ..results.files import gradescope_json, write_atomically
+from ..results.atomic import write_atomically
+from ..results.read import read_results
+from ..results.write import gradescope_json
 from .clusters import failing
+from .one_submission import grade_one
 
 
 def load_group(out: Path, group: str) -> dict:
@@ -59,15 +63,15 @@ def check_entry(assignment: Assignment, mistake: Mistake) -> None:
 
 
 def behaviour_of_edit(assignment: Assignment, mistake: Mistake, config: GradingConfig | None = None) -> dict:
-    """The edited reference graded like a submission: for each exercise it loses points on, its group id."""
-    from ..grade.engine import Grader
-
+    """The edited reference graded like a submission: for each exercise it loses points on, how it fails it."""
     with tempfile.TemporaryDirectory(prefix="autograder-mistake-") as folder:
         path = Path(folder) / f"{assignment.name}_{mistake.id}.py"
         path.write_text(mistake.source(assignment.reference_path.read_text()))
         with Grader(assignment, config or GradingConfig()) as grader:
-            report = grader.grade(path, label=path.name)
-    return {exercise: entry for exercise, entry in failing(gradescope_json(report)).items()}
+            outcome = grade_one(grader, path, label=path.name)
+    if outcome.report is None:
+        raise KitError(f"the reference with that edit could not be graded: {outcome.message}")
+    return failing(read_results(gradescope_json(outcome.report)))
 
 
 def entry_text(mistake: Mistake) -> str:

@@ -39,8 +39,13 @@ from pathlib import Path
 from ..assignment import Assignment
 from ..errors import KitError
 from ..public.loader import holds_stub
-from ..results.files import write_atomically
+from ..results.atomic import write_atomically
+from ..results.outcome import GRADED
+from ..results.read import CheckRecord, Results
 from ..results.text import clean
+from ..results.update import save_results, with_cluster_notes
+from .class_folder import results_path
+from .feedback import write_feedback
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -66,32 +71,33 @@ class Failing:
         return hashlib.sha256("\n".join(lines).encode("utf-8", "surrogateescape")).hexdigest()[:12]
 
 
-def failing(results: dict) -> dict[str, Failing]:
+def failing(results: Results) -> dict[str, Failing]:
     """Per exercise a graded student lost points on, how their code fails it; an exercise a check
     could not judge (the kit failed, or results from before behaviours were recorded) is left out."""
-    extra = results.get("extra_data") or {}
-    if extra.get("status") != "graded":
+    if results.status != GRADED:
         return {}
-    by_exercise: dict[str, list[dict]] = {}
-    for test in results.get("tests") or []:
-        tags = test.get("tags") or []
-        test_extra = test.get("extra_data") or {}
-        if tags and test_extra.get("kind") == "hidden" and test.get("status") == "failed":
-            by_exercise.setdefault(tags[0], []).append(test)
+    by_exercise: dict[str, list[CheckRecord]] = {}
+    for check in results.hidden_checks():
+        if check.exercise and not check.passed:
+            by_exercise.setdefault(check.exercise, []).append(check)
     found = {}
-    for exercise, tests in by_exercise.items():
-        checks = []
-        for test in tests:
-            test_extra = test["extra_data"]
-            passed, total = (test_extra.get("cases") or [0, 0])[:2]
-            checks.append((str(test.get("name", "")), str(test_extra.get("behaviour") or ""), total - passed, total))
-        if all(behaviour for _, behaviour, _, _ in checks):
-            named = sorted({m for test in tests for m in test["extra_data"].get("mistakes") or []})
-            found[exercise] = Failing(exercise, tuple(checks), tuple(named))
+    for exercise, checks in by_exercise.items():
+        failed = tuple((check.name, check.behaviour, _failed_cases(check), _cases(check)) for check in checks)
+        if all(check.behaviour for check in checks):
+            named = tuple(sorted({m for check in checks for m in check.mistakes}))
+            found[exercise] = Failing(exercise, failed, named)
     return found
 
 
-def cluster_ids(results: dict) -> dict[str, str]:
+def _cases(check: CheckRecord) -> int:
+    return check.cases[1] if check.cases else 0
+
+
+def _failed_cases(check: CheckRecord) -> int:
+    return check.cases[1] - check.cases[0] if check.cases else 0
+
+
+def cluster_ids(results: Results) -> dict[str, str]:
     """The group of each exercise a student lost points on, by id."""
     return {exercise: entry.id for exercise, entry in failing(results).items()}
 
@@ -99,7 +105,7 @@ def cluster_ids(results: dict) -> dict[str, str]:
 # ------------------------------------------------------------------ the class
 
 
-def clusters(assignment: Assignment, results: dict[str, dict], code_of, notes: dict[str, str]) -> list[dict]:
+def clusters(assignment: Assignment, results: dict[str, Results], code_of, notes: dict[str, str]) -> list[dict]:
     """The groups of a class, exercise by exercise in the students' order, largest first.
 
     results: each student's results by key; code_of(key): that student's own code
@@ -165,30 +171,25 @@ def read_notes(assignment: Assignment) -> dict[str, str]:
     return {key: value.strip()[:NOTE_LIMIT] for key, value in table.items() if value.strip()}
 
 
-def notes_for(results: dict, notes: dict[str, str]) -> dict[str, str]:
+def notes_for(results: Results, notes: dict[str, str]) -> dict[str, str]:
     """The notes a student's feedback shows, by exercise: those written for their groups."""
     return {exercise: notes[group] for exercise, group in cluster_ids(results).items() if group in notes}
 
 
-def apply_notes(submissions, results: dict[str, dict], notes: dict[str, str], out: Path, show_hidden: bool) -> int:
-    """Put each student's notes into their results.json and feedback where they changed; how many changed."""
-    from .batch import results_path
-    from .feedback import write_feedback
-
+def apply_notes(submissions, results: dict[str, Results], notes: dict[str, str], out: Path, show_hidden: bool) -> int:
+    """Put each student's notes into their results.json and feedback where they changed (and into ``results``);
+    how many changed."""
     changed = 0
     for submission in submissions:
         result = results.get(submission.key)
-        if result is None or (result.get("extra_data") or {}).get("status") != "graded":
+        if result is None or result.status != GRADED:
             continue
-        wanted = notes_for(result, notes)
-        if result["extra_data"].get("cluster_notes", {}) == wanted:
+        updated = with_cluster_notes(result, notes_for(result, notes))
+        if updated is None:
             continue
-        if wanted:
-            result["extra_data"]["cluster_notes"] = wanted
-        else:
-            result["extra_data"].pop("cluster_notes", None)
-        path = results_path(out, submission)
-        write_atomically(path, json.dumps(result, indent=2) + "\n")
-        write_feedback(result, path.parent, show_hidden=show_hidden, student=submission.name)
+        path = results_path(out, submission.key)
+        save_results(updated, path)
+        write_feedback(updated, path.parent, show_hidden=show_hidden, student=submission.name)
+        results[submission.key] = updated
         changed += 1
     return changed

@@ -3,7 +3,7 @@
     python -m autograder collect EXPORT --assignment mha [--course .]
     python -m autograder gradebook OUT --assignment mha [--course .] [--keep-manual]
 
-``collect`` reads an LMS export with the kit's intake (deliver/intake.py: Canvas,
+``collect`` reads an LMS export with the kit's intake (deliver/intake/: Canvas,
 Moodle, Blackboard, Gradescope, GitHub Classroom, plain folders) and puts each
 student's notebook where ``nbgrader autograde`` looks for it,
 COURSE/submitted/<key>/<assignment>/<assignment>.ipynb (with the .py files beside it,
@@ -37,7 +37,6 @@ course does not hold it as the build defines it (author/release.py ``register``)
 from __future__ import annotations
 
 import copy
-import json
 import re
 import shutil
 import tempfile
@@ -47,7 +46,12 @@ from pathlib import Path
 import nbformat
 
 from ..assignment import Assignment
+from ..author.build import master
+from ..author.release import open_gradebook, register
 from ..errors import KitError
+from ..public.loader import SubmissionError, find_entry
+from ..results.outcome import GRADED
+from ..results.read import Results, ResultsUnreadable, read_results_file
 from ..results.text import clean
 from .intake import Submission, read_intake
 
@@ -59,9 +63,6 @@ TOLERANCE = 1e-6  # nbgrader stores scores as floats; the kit's are rounded to 1
 
 def collect(export: Path, assignment: Assignment, course: Path) -> tuple[list[str], list[tuple[str, str]]]:
     """Put each student's notebook of an export into COURSE/submitted/; return (students placed, (entry, why) skipped)."""
-    from ..author.build import master
-    from ..author.release import open_gradebook, register
-
     course = Path(course)
     register(assignment, master(assignment), course)
     placed: list[str] = []
@@ -84,8 +85,6 @@ def collect(export: Path, assignment: Assignment, course: Path) -> tuple[list[st
 
 def _place(submission: Submission, assignment: Assignment, target: Path) -> str | None:
     """Copy the submission's notebook (and the .py files beside it) into target; the reason where it cannot."""
-    from ..public.loader import SubmissionError, find_entry
-
     try:
         entry = find_entry(submission.path, assignment.graded)
     except SubmissionError as error:
@@ -109,10 +108,7 @@ def _place(submission: Submission, assignment: Assignment, target: Path) -> str 
 
 def export(out: Path, assignment: Assignment, course: Path, keep_manual: bool = False) -> dict[str, float]:
     """Store every graded student's points as the record; return {student id: total} as nbgrader now sees it."""
-    from nbgrader.api import MissingEntry
-
-    from ..author.build import master
-    from ..author.release import open_gradebook, register
+    from nbgrader.api import MissingEntry  # here: nbgrader is the instructor's extra, and only this step needs it
 
     out, course = Path(out), Path(course)
     graded = _graded(out, assignment)
@@ -125,20 +121,19 @@ def export(out: Path, assignment: Assignment, course: Path, keep_manual: bool = 
         # nbgrader's add_submission trips SQLAlchemy's autoflush warnings; they concern its own session
         warnings.filterwarnings("ignore", message=".*not in session.*")
         for folder, results in graded:
-            student, extra = folder.name, results["extra_data"]
-            who = extra.get("student", {})
-            first, _, last = str(who.get("name", "")).partition(" ")
+            student = folder.name
+            first, _, last = results.student.name.partition(" ")
             gradebook.update_or_create_student(
-                student, first_name=first or None, last_name=last or None, email=who.get("email") or None
+                student, first_name=first or None, last_name=last or None, email=results.student.email or None
             )
             try:
                 gradebook.find_submission(assignment.name, student)
             except MissingEntry:
                 gradebook.add_submission(assignment.name, student)
             changed = []
-            for name, entry in extra["by_name"].items():
-                grade = gradebook.find_grade(f"{name}-tests", notebook, assignment.name, student)
-                changed += _store_record(grade, float(entry["score"]), keep_manual)
+            for exercise in results.exercises:
+                grade = gradebook.find_grade(f"{exercise.name}-tests", notebook, assignment.name, student)
+                changed += _store_record(grade, exercise.score or 0.0, keep_manual)
             changed += _late_penalty(
                 gradebook.find_submission_notebook(notebook, assignment.name, student), keep_manual
             )
@@ -155,12 +150,14 @@ def export(out: Path, assignment: Assignment, course: Path, keep_manual: bool = 
     return totals
 
 
-def _graded(out: Path, assignment: Assignment) -> list[tuple[Path, dict]]:
+def _graded(out: Path, assignment: Assignment) -> list[tuple[Path, Results]]:
     graded = []
     for path in sorted(out.glob("students/*/results.json")):
-        results = json.loads(path.read_text())
-        extra = results.get("extra_data", {})
-        if extra.get("status") == "graded" and extra.get("assignment") == assignment.name:
+        try:
+            results = read_results_file(path)
+        except ResultsUnreadable as error:
+            raise KitError(f"{path}: {error}; run grade-all again to write it anew") from None
+        if results.status == GRADED and results.assignment == assignment.name:
             graded.append((path.parent, results))
     if not graded:
         raise KitError(f"{out} holds no graded students/<key>/results.json of {assignment.name}: run grade-all first")
@@ -218,7 +215,7 @@ def _say_differences(differences: list[str], others: list[str], keep_manual: boo
 # ------------------------------------------------------------------ the notebook nbgrader's feedback renders
 
 
-def _place_feedback_notebook(folder: Path, results: dict, release: nbformat.NotebookNode, target: Path) -> None:
+def _place_feedback_notebook(folder: Path, results: Results, release: nbformat.NotebookNode, target: Path) -> None:
     graded = folder / "submission.ipynb"
     if not graded.exists():
         return  # the submission was not a notebook: nbgrader has nothing to render
@@ -232,7 +229,7 @@ def _place_feedback_notebook(folder: Path, results: dict, release: nbformat.Note
 
 
 def feedback_notebook(
-    student: nbformat.NotebookNode, release: nbformat.NotebookNode, results: dict
+    student: nbformat.NotebookNode, release: nbformat.NotebookNode, results: Results
 ) -> nbformat.NotebookNode:
     """The student's notebook as nbgrader's feedback may render it: nothing of the student's that a browser runs.
 
@@ -285,16 +282,16 @@ def as_text(source: str) -> str:
     return f"{fence}text\n{source}\n{fence}"
 
 
-def _grade_cell_text(results: dict) -> dict[str, str]:
+def _grade_cell_text(results: Results) -> dict[str, str]:
     """The text each grade cell shows: the name's points, then each hidden check's result."""
-    by_name = results["extra_data"]["by_name"]
-    lines: dict[str, list[str]] = {name: [] for name in by_name}
-    for test in results.get("tests", []):
-        name = (test.get("tags") or [""])[0]
-        if name in lines and test.get("extra_data", {}).get("kind", "hidden") == "hidden":
-            mark = "pass" if test["status"] == "passed" else "FAIL"
-            lines[name].append(f"[{mark}] {clean(test['name'], 300)}: {clean(test['output'], 2000)}")
+    lines: dict[str, list[str]] = {exercise.name: [] for exercise in results.exercises}
+    for check in results.hidden_checks():
+        if check.exercise in lines:
+            mark = "pass" if check.passed else "FAIL"
+            lines[check.exercise].append(f"[{mark}] {clean(check.name, 300)}: {clean(check.message, 2000)}")
     return {
-        name: f"{name}: {entry['score']:g} of {entry['max_score']:g} points\n" + "\n".join(lines[name]) + "\n"
-        for name, entry in by_name.items()
+        exercise.name: f"{exercise.name}: {exercise.score or 0.0:g} of {exercise.max_score or 0.0:g} points\n"
+        + "\n".join(lines[exercise.name])
+        + "\n"
+        for exercise in results.exercises
     }

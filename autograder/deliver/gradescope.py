@@ -17,8 +17,8 @@ Late work: Gradescope puts /autograder/submission_metadata.json beside the submi
 (documented at gradescope-autograders.readthedocs.io/en/latest/submission_metadata/):
 ``created_at``, the submission's time, and ``assignment.due_date`` (and
 ``late_due_date``, if set), ISO 8601 with an offset. Where the submission came after the
-due date, run_autograder marks results.json (``mark_late``): ``extra_data.late`` true,
-the times, and a first line of ``output`` saying by how much. Points are not changed;
+due date, run_autograder marks results.json late (``mark_late``): the times, by how
+much, and a first line of its output saying so. Points are not changed;
 a late penalty is Gradescope's setting. An extension is not in the documented metadata:
 a student who has one is marked late all the same, by the assignment's due date.
 
@@ -41,7 +41,12 @@ from pathlib import Path
 from .. import KIT_ROOT
 from ..assignment import Assignment
 from ..config import GradingConfig
+from ..results.read import read_results_file
+from ..results.update import marked_late, save_results
+from ..results.write import not_graded_json
 from .answers import gradescope_note
+
+FAILED_BEFORE_GRADING = "the autograder stopped (exit status @STATUS@) before it could grade"  # run_autograder's
 
 SETUP = """#!/usr/bin/env bash
 # Gradescope runs this once, when it builds the autograder's image (Ubuntu 22.04: Python 3.10).
@@ -78,8 +83,8 @@ status=$?
 # 0: graded; 2: nothing gradable was submitted; 3: the kit could not grade (results.json
 # says so). Anything else is a failure before the kit could write: still give a result.
 if [ ! -s "$ROOT/results/results.json" ]; then
-    printf '{{"output": "The autograder failed (status %s) before it could grade; tell your instructor.", "tests": [], "extra_data": {{"status": "not graded"}}}}\\n' "$status" \\
-        > "$ROOT/results/results.json"
+    failed={failed}
+    printf '%s\\n' "${{failed//@STATUS@/$status}}" > "$ROOT/results/results.json"
 fi
 # Late work, by Gradescope's submission_metadata.json: said in results.json, points unchanged.
 "$PYTHON" -c 'import sys; from autograder.deliver.gradescope import mark_late; mark_late(sys.argv[1], sys.argv[2])' \\
@@ -113,7 +118,9 @@ def zip_files(
     options = f"{arguments} --show-score" if show_score else arguments
     files = {
         "setup.sh": SETUP.format(torch=torch, options=f" {arguments}" if arguments else "").encode(),
-        "run_autograder": RUN.format(assignment=assignment.name, options=options.strip()).encode(),
+        "run_autograder": RUN.format(
+            assignment=assignment.name, options=options.strip(), failed=shlex.quote(_failed_json(assignment))
+        ).encode(),
         "kit/requirements-grading.txt": ("\n".join(others) + "\n").encode(),
         "kit/pyproject.toml": (KIT_ROOT / "pyproject.toml").read_bytes(),
         f"kit/release/{assignment.name}/{assignment.notebook_name}": (
@@ -129,6 +136,11 @@ def zip_files(
         if path.is_file() and "__pycache__" not in path.parts:
             files[f"kit/{path.relative_to(KIT_ROOT).as_posix()}"] = path.read_bytes()
     return files
+
+
+def _failed_json(assignment: Assignment) -> str:
+    """The results.json run_autograder writes when grading stopped before the kit wrote one (@STATUS@: its exit status)."""
+    return json.dumps(not_graded_json(FAILED_BEFORE_GRADING, assignment.name))
 
 
 def write_bundle(
@@ -154,15 +166,6 @@ def mark_late(metadata_path: str | Path, results_path: str | Path) -> bool:
         return False  # no metadata (a local run), or none that says when: nothing to mark
     if submitted <= due:
         return False
-    results_path = Path(results_path)
-    results = json.loads(results_path.read_text())
-    extra = results.setdefault("extra_data", {})
-    extra.update(
-        late=True,
-        submitted_at=submitted.isoformat(),
-        due_date=due.isoformat(),
-        late_by_seconds=round((submitted - due).total_seconds()),
-    )
     late_due = (metadata.get("assignment") or {}).get("late_due_date")
     after = ""
     try:
@@ -171,8 +174,7 @@ def mark_late(metadata_path: str | Path, results_path: str | Path) -> bool:
     except (ValueError, TypeError):
         pass
     line = f"Submitted late: {_duration(submitted - due)} after the due date ({due.isoformat(sep=' ')}){after}."
-    results["output"] = line + ("\n\n" + results["output"] if results.get("output") else "")
-    results_path.write_text(json.dumps(results, indent=2) + "\n")
+    save_results(marked_late(read_results_file(results_path), submitted, due, line), Path(results_path))
     return True
 
 

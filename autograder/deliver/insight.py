@@ -16,10 +16,13 @@ from pathlib import Path
 
 from ..assignment import Assignment
 from ..errors import KitError
-from ..results.files import write_atomically
+from ..results.atomic import write_atomically
+from ..results.outcome import GRADED
+from ..results.read import Results
 from ..results.text import clean
 from .clusters import apply_notes, clusters, notes_path, read_notes, write_clusters
 from .dashboard import render_dashboard
+from .report import class_figures
 from .similarity import available as similarity_available
 from .similarity import similar_pairs, write_similarity
 from .sources import StudentCode, student_code
@@ -28,13 +31,18 @@ REPORTED = 8  # groups and pairs named in report.txt
 
 
 def write_insight(
-    assignment: Assignment, out: Path, intake, status: dict, *, show_hidden: bool = False, jobs: int = 1
+    assignment: Assignment,
+    out: Path,
+    intake,
+    results: dict[str, Results],
+    status: dict,
+    *,
+    show_hidden: bool = False,
+    jobs: int = 1,
 ) -> list[str]:
-    """Notes, clusters.json, similarity.csv and report.html for a graded class; report.txt's lines about them."""
-    from .batch import load_results
-    from .report import class_figures
+    """Notes, clusters.json, similarity.csv and report.html for a graded class; report.txt's lines about them.
 
-    results = load_results(intake, out)
+    results: each student's, by key; a student whose notes change gets them there too."""
     lines: list[str] = []
     try:
         notes = read_notes(assignment)
@@ -48,7 +56,7 @@ def write_insight(
         lines.append(f"notes not applied: {message}")
     paths = {s.key: s.path for s in intake.submissions}
     names = {s.key: s.name for s in intake.submissions}
-    graded = {key: r for key, r in results.items() if (r.get("extra_data") or {}).get("status") == "graded"}
+    graded = {key: r for key, r in results.items() if r.status == GRADED}
     codes: dict[str, StudentCode] = {}  # read once per student, however many groups they are in
 
     def code_of(key: str) -> StudentCode:

@@ -2,7 +2,7 @@
 
 One writer per LMS, each for the export grade-all read (intake.source), each built from
 that LMS's own documentation or source, named above the writer. Every writer takes the
-rows of summary.csv (batch.summary_rows): the grade is the "total" summary.csv gives (the
+rows of summary.csv (summary.py summary_rows): the grade is the "total" summary.csv gives (the
 automatic score, plus the written answers' points once a person has given them all), so
 whatever decides summary.csv's total decides these files' too. A student the kit could
 not grade (status "error") has an empty grade, never 0: each LMS below leaves an empty
@@ -27,20 +27,21 @@ from __future__ import annotations
 import csv
 import html
 import io
-import os
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from fractions import Fraction
 from pathlib import Path
 
 from ..assignment import Assignment
-from ..results.files import write_atomically
+from ..results.atomic import atomic_file, write_atomically
+from ..results.scoring import points_text
 from .intake import Intake, Submission
 
 
 @dataclass
-class Written:
+class GradeFiles:
     """What one writer wrote, and what the instructor must know to import it."""
 
     paths: list[Path]
@@ -75,7 +76,7 @@ def grade(row: dict[str, str]) -> str:
 
 def write_lms_grades(
     intake: Intake, assignment: Assignment, out: Path, rows: list[dict[str, str]], column_id: str = ""
-) -> Written | None:
+) -> GradeFiles | None:
     """The grade file(s) of the LMS that made the export, or None for a plain folder."""
     writer = WRITERS.get(intake.source)
     if writer is None:
@@ -98,10 +99,6 @@ def write_lms_grades(
 
 
 def _points(assignment: Assignment) -> str:
-    from fractions import Fraction
-
-    from ..results.scoring import points_text
-
     points = [*assignment.points.values(), *assignment.written.values()]
     return points_text(sum((Fraction(str(v)) for v in points), Fraction(0)))
 
@@ -120,7 +117,7 @@ CANVAS_STUDENT_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Secti
 CANVAS_POINTS_POSSIBLE = "    Points Possible"  # the second row of Canvas's own export, first cell as written
 
 
-def canvas(rows: Rows) -> Written:
+def canvas(rows: Rows) -> GradeFiles:
     """Canvas's gradebook import CSV, as Canvas's Grades > Export writes it.
 
     Source: instructure/canvas-lms app/models/gradebook_importer.rb: the header starts
@@ -148,7 +145,7 @@ def canvas(rows: Rows) -> Written:
         notes.append(
             f"{path.name}: anonymous grading hides the user ids: import after the assignment's identities are shown"
         )
-    return Written([path], notes)
+    return GradeFiles([path], notes)
 
 
 # ------------------------------------------------------------------ Moodle
@@ -177,7 +174,7 @@ MOODLE_PARTICIPANT = "Participant "  # get_string('hiddenuser', 'assign')
 MOODLE_FEEDBACK_FOLDER = "{name}_{participant}_assignfeedback_file_"
 
 
-def moodle(rows: Rows) -> Written:
+def moodle(rows: Rows) -> GradeFiles:
     """Moodle's grading worksheet, and a zip of each student's feedback page for its bulk feedback upload."""
     lines = []
     for row in rows.rows:
@@ -199,7 +196,7 @@ def moodle(rows: Rows) -> Written:
     sheet = rows.out / "moodle_grades.csv"
     write_atomically(sheet, _csv(MOODLE_COLUMNS, lines))
     feedback = moodle_feedback_zip(rows)
-    return Written(
+    return GradeFiles(
         [sheet, feedback],
         [
             f"{sheet.name}: upload it with the assignment's 'Upload grading worksheet' (Moodle in English; "
@@ -245,22 +242,20 @@ def moodle_feedback_zip(rows: Rows) -> Path:
     no "_" (Moodle's own download makes them spaces too).
     """
     path = rows.out / "moodle_feedback.zip"
-    partial = path.with_name(f".{path.name}.partial")
-    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
+    with atomic_file(path) as file, zipfile.ZipFile(file, "w", zipfile.ZIP_DEFLATED) as archive:
         for row in rows.rows:
             page = rows.out / "students" / row["key"] / "feedback.html"
             if page.is_file():
                 name = "".join(c if c.isprintable() and c not in '_/\\:*?"<>|' else " " for c in row["name"]).strip()
                 folder = MOODLE_FEEDBACK_FOLDER.format(name=name or "Participant", participant=row["student_id"])
                 archive.writestr(f"{folder}/feedback.html", page.read_bytes())
-    os.replace(partial, path)  # a reader never sees half a zip
     return path
 
 
 # ------------------------------------------------------------------ Blackboard
 
 
-def blackboard(rows: Rows) -> Written:
+def blackboard(rows: Rows) -> GradeFiles:
     """Blackboard Learn's Grade Centre upload file (Work Offline > Upload).
 
     Source: Blackboard Learn's help "Uploading or Downloading Grade Center Items for
@@ -285,13 +280,13 @@ def blackboard(rows: Rows) -> Written:
             f"{path.name}: no Grade Centre column id, so Blackboard makes a new column of it; pass --lms-column-id N "
             f"(what follows '|' in the column's header in Work Offline > Download) to fill the existing one"
         )
-    return Written([path], notes)
+    return GradeFiles([path], notes)
 
 
 # ------------------------------------------------------------------ Gradescope and GitHub Classroom
 
 
-def gradescope(rows: Rows) -> Written:
+def gradescope(rows: Rows) -> GradeFiles:
     """The class's points keyed by Gradescope's SID and email (the columns of Gradescope's own grade export)."""
     header = ["Name", "SID", "Email", "Total Score", "Max Points", "Status"]
     lines = [
@@ -307,19 +302,19 @@ def gradescope(rows: Rows) -> Written:
     ]
     path = rows.out / "gradescope_grades.csv"
     write_atomically(path, _csv(header, lines))
-    return Written([path])
+    return GradeFiles([path])
 
 
-def classroom(rows: Rows) -> Written:
+def classroom(rows: Rows) -> GradeFiles:
     """The class's points keyed by GitHub login (the columns of GitHub Classroom's grades download)."""
     header = ["assignment_name", "github_username", "points_awarded", "points_available"]
     lines = [[rows.assignment.name, row["student_id"], grade(row), rows.max_score()] for row in rows.rows]
     path = rows.out / "classroom_grades.csv"
     write_atomically(path, _csv(header, lines))
-    return Written([path])
+    return GradeFiles([path])
 
 
-WRITERS: dict[str, Callable[[Rows], Written]] = {
+WRITERS: dict[str, Callable[[Rows], GradeFiles]] = {
     "canvas": canvas,
     "moodle": moodle,
     "blackboard": blackboard,

@@ -34,7 +34,15 @@ from functools import cache
 from .. import KIT_ROOT, __version__
 from .. import assignment as assignments
 from ..author.notebook import kit_digest
+from ..grade.carry import carry_in_kernel
+from ..grade.engine import run_check
+from ..grade.mistakes import name_mistakes
+from ..grade.plan import collect
+from ..grade.reference import Reference
+from ..public.loader import is_stub
 from ..public.probing import Implementation, run_probe
+from ..results.scoring import points_text, summarize
+from ..sandbox.host.session import StudentError
 
 FORGERY_NOTE = (
     "(nbgrader autograde ran this notebook's own cells unsandboxed, with the instructor's access: a cell can forge "
@@ -56,8 +64,6 @@ class InProcessStudent:
         self.device = device
 
     def run(self, probe_id: str, inputs: dict) -> dict:
-        from ..sandbox.host.session import StudentError
-
         outputs, error = run_probe(probe_id, self.impl, copy.deepcopy(inputs))  # the student may change its inputs
         if error:
             problem = StudentError(error)
@@ -75,9 +81,6 @@ class InProcessStudent:
 
 @cache
 def _prepared(assignment_name: str):
-    from ..grade.plan import collect
-    from ..grade.reference import Reference
-
     assignment = assignments.get(assignment_name)
     return assignment, collect(assignment), Reference.of(assignment)
 
@@ -119,12 +122,6 @@ def grade_in_notebook(
     ``points`` and ``kit`` are the grade cell's points and the hash of the kit it was
     built with; where this kernel's kit disagrees, it raises NotScored instead.
     """
-    from ..grade.carry import carry_in_kernel
-    from ..grade.engine import run_check
-    from ..grade.mistakes import name_mistakes
-    from ..public.loader import is_stub
-    from ..results.scoring import points_text, summarize
-
     problem = refusal(assignment_name, name, points, kit)
     if problem:
         raise NotScored(problem)

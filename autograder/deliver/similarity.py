@@ -32,6 +32,7 @@ only equal runs matter (every run is kept: a window of 1), so the figures do not
 from __future__ import annotations
 
 import csv
+import importlib.util
 import io
 import multiprocessing
 from dataclasses import dataclass
@@ -40,8 +41,9 @@ from pathlib import Path
 import numpy as np
 
 from ..assignment import Assignment
-from ..results.files import write_atomically
+from ..results.atomic import write_atomically
 from .sources import release_code, student_code
+from .summary import csv_safe
 
 NOISE = 25  # characters of normalised code per fingerprint: copydetect's default noise threshold
 WINDOW = 1  # every fingerprint kept (copydetect's default, guarantee threshold = noise threshold)
@@ -61,21 +63,19 @@ class Pair:
 
 def available() -> bool:
     """Whether copydetect is installed (the instructor extra)."""
-    import importlib.util
-
     return importlib.util.find_spec("copydetect") is not None
 
 
 def normalised(code: str) -> str:
     """copydetect's normalised code: Pygments' Python tokens, every name one letter, no comments, no blank space."""
-    from copydetect.utils import filter_code
+    from copydetect.utils import filter_code  # here: copydetect is the instructor's extra (see available())
 
     return filter_code(code, "submission.py", "python")[0]
 
 
 def fingerprint(normal: str, boilerplate: np.ndarray):
     """copydetect's fingerprint of normalised code, the release's fingerprints struck."""
-    from copydetect import CodeFingerprint
+    from copydetect import CodeFingerprint  # here: copydetect is the instructor's extra (see available())
 
     return CodeFingerprint("submission.py", NOISE, WINDOW, boilerplate, filter=False, fp=io.StringIO(normal))
 
@@ -151,7 +151,7 @@ def similar_pairs(
 
 
 def _compare(a: str, b: str, prints: dict) -> Pair:
-    from copydetect import compare_files
+    from copydetect import compare_files  # here: copydetect is the instructor's extra (see available())
 
     _, (share_a, share_b), _ = compare_files(prints[a], prints[b])
     covered_a, covered_b = float(prints[a].token_coverage), float(prints[b].token_coverage)
@@ -161,14 +161,12 @@ def _compare(a: str, b: str, prints: dict) -> Pair:
 
 def write_similarity(path: Path, pairs: list[Pair], names: dict[str, str]) -> None:
     """similarity.csv: a row per pair, most alike first, with both shares and the students' names."""
-    from .batch import _csv_safe
-
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(["similarity", "student_a", "student_b", "share_of_a", "share_of_b", "name_a", "name_b"])
     for pair in pairs:
         writer.writerow(
             [f"{pair.similarity:.4f}", pair.a, pair.b, f"{pair.share_a:.4f}", f"{pair.share_b:.4f}"]
-            + [_csv_safe(names.get(pair.a, "")), _csv_safe(names.get(pair.b, ""))]
+            + [csv_safe(names.get(pair.a, "")), csv_safe(names.get(pair.b, ""))]
         )
     write_atomically(path, buffer.getvalue())

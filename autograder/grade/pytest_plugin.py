@@ -175,8 +175,9 @@ def _reraise(call):
 def pytest_terminal_summary(terminalreporter, config):
     if _STATE not in config.stash or config.stash[_STATE].started is None:
         return
-    from autograder.results.files import summary_text, write_results
     from autograder.results.scoring import summarize
+    from autograder.results.summaries import summary_text
+    from autograder.results.write import write_results
 
     grading = config.stash[_STATE]
     grader, session, entry, notes = grading.started

@@ -15,7 +15,6 @@ import json
 import os
 import platform
 import sys
-import tempfile
 import types
 import warnings
 from collections.abc import Callable
@@ -28,8 +27,10 @@ from .. import KIT_ROOT, __version__
 from ..assignment import Assignment
 from ..public import wire
 from ..public.probing import Implementation, run_probe
+from ..results.atomic import atomic_file, write_atomically
 
 CACHE = KIT_ROOT / "build" / "cache"
+CACHE_MODE = 0o600  # the reference's outputs: the grading user's only, never a student uid's
 Outputs = tuple[dict[str, np.ndarray], "str | None"]
 
 
@@ -104,15 +105,11 @@ class OutputStore:
                 keys[output] = [array, wire.device_of(value)]
             index[name] = [keys, error]
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=self.path.parent, suffix=".npz")
-            with os.fdopen(handle, "wb") as file:
+            with atomic_file(self.path, CACHE_MODE) as file:
                 np.savez(file, **arrays)  # type: ignore[arg-type]  # names are a0, a1...: never savez's allow_pickle
-            os.replace(temporary, self.path)
-            handle, temporary = tempfile.mkstemp(dir=self.path.parent, suffix=".json")
-            with os.fdopen(handle, "w") as file:
-                json.dump({"index": index, "complete": complete}, file)
-            os.replace(temporary, self.path.with_suffix(".json"))
+            write_atomically(
+                self.path.with_suffix(".json"), json.dumps({"index": index, "complete": complete}), CACHE_MODE
+            )
         except OSError:
             return  # a grader that cannot write its cache grades all the same
         self.index, self.new, self.complete, self._opened_by = index, {}, complete, None

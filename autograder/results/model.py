@@ -79,6 +79,10 @@ class Report:
     def hidden(self) -> list[CheckSummary]:
         return [c for c in self.checks if c.kind == "hidden"]
 
+    def graded_checks(self) -> list[CheckSummary]:
+        """The hidden checks that carry points or failed: a gate that passed changed nothing, and its 0/0 says nothing."""
+        return [check for check in self.hidden if check.max_score > 0 or check.status != "passed"]
+
     @property
     def score(self) -> Fraction:
         return sum((c.score for c in self.hidden), Fraction(0))

@@ -1,10 +1,13 @@
-"""results.json read back: the typed reader beside its writer (files.py).
+"""results.json read back, typed: the one reader, beside its writer (write.py).
 
-The feedback files are written from a results dict, and a results.json may come from
-an earlier version of the kit or be damaged: every key is optional here, a value of the
-wrong type counts as missing, and what is there is read. Every text is cleaned
-(bounded, control characters shown escaped) but not escaped for any format: each
-renderer escapes for its own (results/text.py).
+Everything the kit does with a results.json once it is written goes through ``Results``:
+the feedback files, grade-all's summary, report, groups and notes, the nbgrader
+gradebook, the LMS grade files, GitHub Classroom's runner result. A results.json may
+come from an earlier version of the kit or be damaged: every key is optional here, a
+value of the wrong type counts as missing, and what is there is read. Every text is
+cleaned (bounded, control characters shown escaped) but not escaped for any format:
+each renderer escapes for its own (results/text.py). ``Results.document`` keeps the
+document as it was read, for the updates that must keep every key (update.py).
 
 Visible checks are read from ``extra_data.visible_checks``; results.json files written
 before that key existed listed them as tests with ``extra_data.kind`` "visible" (and
@@ -13,11 +16,15 @@ their exercise's name first in ``tags``), which are read as visible checks too.
 
 from __future__ import annotations
 
+import json
 import math
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from .files import SELF_CHECKS_TAG
+from .outcome import GRADED, KIT_ERROR, NOT_GRADED
 from .text import clean
+from .write import SELF_CHECKS_TAG
 
 MESSAGE_LIMIT = 4000  # characters of one message (a check's output, a note, an error)
 NAME_LIMIT = 300  # characters of a name or a check's title
@@ -25,8 +32,8 @@ LIST_LIMIT = 100  # notes, errors, mistakes or checks of one kind read, at most
 
 
 @dataclass(frozen=True)
-class Check:
-    """One check of one exercise: hidden (it carries points) or visible (the notebook's, no points)."""
+class CheckRecord:
+    """One check of one exercise as results.json records it: hidden (it carries points) or visible (the notebook's, no points)."""
 
     exercise: str
     title: str
@@ -39,6 +46,12 @@ class Check:
     cases: tuple[int, int] | None = None  # (passed, total)
     mistakes: tuple[str, ...] = ()
     carried: tuple[str, ...] = ()  # graded names the reference stood in for (error carried forward)
+    behaviour: str = ""  # a digest of what the code did on the failing cases (grade/behaviour.py)
+
+    @property
+    def name(self) -> str:
+        """The test's name in results.json: "<exercise>: <title>"."""
+        return f"{self.exercise}: {self.title}" if self.exercise else self.title
 
     @property
     def lost(self) -> float:
@@ -55,18 +68,31 @@ class ExercisePoints:
     not_started: bool = False
 
 
+@dataclass(frozen=True)
+class Student:
+    """Who a result belongs to, as grade-all recorded them from the LMS's export."""
+
+    name: str = ""
+    email: str = ""
+
+
 @dataclass
 class Results:
-    graded: bool
+    """What one results.json says."""
+
+    graded: bool  # it has a score from a grading (its status "graded", or "error" when a check of the kit broke)
     reason: str  # why it was not graded
+    status: str = ""  # "graded", "error" or "not graded" (results/outcome.py); "" when the file says none
+    student_fault: bool = False  # not graded because nothing gradable was submitted (it scores 0)
     assignment: str = ""
     submission: str = ""
+    entry: str = ""  # the file (or package) graded, within the submission
     device: str = ""
     isolation: str = ""
     score: float | None = None
     max_score: float | None = None
     exercises: list[ExercisePoints] = field(default_factory=list)
-    checks: list[Check] = field(default_factory=list)
+    checks: list[CheckRecord] = field(default_factory=list)
     mistakes: list[str] = field(default_factory=list)  # named by the hidden checks
     explanations: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # what loading the code reported
@@ -75,6 +101,34 @@ class Results:
     hidden_titles: dict[str, list[str]] = field(default_factory=dict)  # exercise -> what they check
     cluster_notes: dict[str, str] = field(default_factory=dict)  # exercise -> the instructor's note for its group
     output: str = ""  # the top-level output
+    student: Student = field(default_factory=Student)  # grade-all's record of whose results these are
+    submission_digest: str = ""  # grade-all's digest of what was submitted (deliver/regrade.py)
+    grading_digest: str = ""  # grade-all's digest of what decided the grade (deliver/regrade.py)
+    document: dict = field(default_factory=dict, repr=False, compare=False)  # as read, for update.py
+
+    def points(self) -> dict[str, ExercisePoints]:
+        """Each exercise's points, by name."""
+        return {exercise.name: exercise for exercise in self.exercises}
+
+    def hidden_checks(self) -> list[CheckRecord]:
+        return [check for check in self.checks if not check.visible]
+
+
+class ResultsUnreadable(Exception):
+    """A results.json that is missing, unreadable or not a JSON object; the message says which."""
+
+
+def read_results_file(path: str | os.PathLike) -> Results:
+    """A results.json, typed; ResultsUnreadable when there is none to read."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise ResultsUnreadable("grading wrote no results.json") from None
+    except (OSError, ValueError) as error:
+        raise ResultsUnreadable(f"results.json could not be read ({error})") from None
+    if not isinstance(data, dict):
+        raise ResultsUnreadable("results.json is not a JSON object")
+    return read_results(data)
 
 
 def line(value, limit: int = NAME_LIMIT) -> str:
@@ -93,6 +147,10 @@ def number(value) -> float | None:
     if isinstance(value, (int, float)) and math.isfinite(value):
         return float(value)
     return None
+
+
+def _text(value) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def _dict(value) -> dict:
@@ -142,7 +200,7 @@ def _exercise_of(test: dict) -> tuple[str, str]:
     return exercise, title
 
 
-def _test_check(test: dict) -> Check | None:
+def _test_check(test: dict) -> CheckRecord | None:
     """A check from one test of ``tests``; None for the self-checks' summary (its checks are read apart)."""
     extra = _dict(test.get("extra_data"))
     kind = extra.get("kind")
@@ -153,7 +211,7 @@ def _test_check(test: dict) -> Check | None:
     visibility = test.get("visibility")
     visibility = visibility if isinstance(visibility, str) else ""
     visible = kind == "visible" if kind in ("visible", "hidden") else visibility == "visible"
-    return Check(
+    return CheckRecord(
         exercise=line(exercise),
         title=line(title) or "(untitled check)",
         visible=visible,
@@ -165,11 +223,12 @@ def _test_check(test: dict) -> Check | None:
         cases=_cases(extra.get("cases")),
         mistakes=tuple(line(m) for m in _strings(extra.get("mistakes"))[:LIST_LIMIT]),
         carried=tuple(line(n) for n in _strings(extra.get("carried"))[:LIST_LIMIT]),
+        behaviour=line(extra.get("behaviour")),
     )
 
 
-def _visible_check(entry: dict) -> Check:
-    return Check(
+def _visible_check(entry: dict) -> CheckRecord:
+    return CheckRecord(
         exercise=line(entry.get("name")),
         title=line(entry.get("title")) or "(untitled check)",
         visible=True,
@@ -181,7 +240,7 @@ def _visible_check(entry: dict) -> Check:
     )
 
 
-def _exercises(by_name: dict, not_started: set[str], checks: list[Check]) -> list[ExercisePoints]:
+def _exercises(by_name: dict, not_started: set[str], checks: list[CheckRecord]) -> list[ExercisePoints]:
     """Each exercise's points, from by_name; without it, its hidden checks' (and an exercise only checks name)."""
     found: dict[str, ExercisePoints] = {}
     for name, points in by_name.items():
@@ -205,9 +264,10 @@ def read_results(results) -> Results:
     """What a results dict says, typed (tolerant of missing or malformed keys)."""
     results = _dict(results)
     extra = _dict(results.get("extra_data"))
-    status = extra.get("status")
+    status = _text(extra.get("status"))
+    status = status if status in (GRADED, KIT_ERROR, NOT_GRADED) else ""
     score = number(results.get("score"))
-    graded = score is not None and status != "not graded"  # "error": graded, but the kit failed on some checks
+    graded = score is not None and status != NOT_GRADED  # "error": graded, but the kit failed on some checks
     tests = [t for t in _list(results.get("tests"))[: 10 * LIST_LIMIT] if isinstance(t, dict)]
     checks = [c for c in map(_test_check, tests) if c is not None]
     visible = [_visible_check(e) for e in _list(extra.get("visible_checks"))[: 10 * LIST_LIMIT] if isinstance(e, dict)]
@@ -231,11 +291,15 @@ def read_results(results) -> Results:
     }
     isolation = extra.get("isolation")
     tier = _dict(isolation).get("tier") if isinstance(isolation, dict) else isolation or extra.get("sandbox")
+    student = _dict(extra.get("student"))
     return Results(
         graded=graded,
         reason="" if graded else clean(extra.get("error"), MESSAGE_LIMIT),
+        status=status,
+        student_fault=extra.get("student_fault") is True,
         assignment=line(extra.get("assignment")),
         submission=line(extra.get("submission")),
+        entry=clean(_text(extra.get("entry")), MESSAGE_LIMIT),
         device=line(extra.get("device")),
         isolation=line(tier),
         score=score,
@@ -253,4 +317,8 @@ def read_results(results) -> Results:
             for name, note in list(_dict(extra.get("cluster_notes")).items())[:LIST_LIMIT]
         },
         output=clean(results.get("output"), MESSAGE_LIMIT),
+        student=Student(clean(_text(student.get("name")), NAME_LIMIT), clean(_text(student.get("email")), NAME_LIMIT)),
+        submission_digest=_text(extra.get("fingerprint"))[:NAME_LIMIT],
+        grading_digest=_text(extra.get("grading_digest"))[:NAME_LIMIT],
+        document=results,
     )

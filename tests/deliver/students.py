@@ -7,9 +7,9 @@ from pathlib import Path
 import nbformat
 
 from autograder.author.samples import sample_notebook
-from autograder.results.files import gradescope_json
 from autograder.results.model import CheckResult, Report
 from autograder.results.scoring import summarize
+from autograder.results.write import gradescope_json
 
 POINTS = {
     "tokenize": 2,
@@ -113,9 +113,9 @@ def student_report(odd: str | None = None) -> Report:
     )
 
 
-def student_results(**extra) -> dict:
-    """results.json of the student above, as the kit writes it for grade-all."""
-    return gradescope_json(student_report(), extra=extra or None)
+def student_results() -> dict:
+    """results.json of the student above, as the kit writes it."""
+    return gradescope_json(student_report())
 
 
 def brief_student(mha, path: Path) -> Path:

@@ -168,8 +168,9 @@ def test_the_ta_page_escapes_what_students_wrote(numpy_assignment, tmp_path):
 
 def test_results_say_the_written_points_are_not_included(numpy_assignment):
     """Do results.json, its output and the CI table say how many points are graded by hand, apart from the score?"""
-    from autograder.results.files import gradescope_json, markdown_summary
     from autograder.results.model import Report
+    from autograder.results.summaries import markdown_summary
+    from autograder.results.write import gradescope_json
 
     report = Report(assignment=numpy_assignment.name, submission="x", checks=[], order=numpy_assignment.graded)
     results = gradescope_json(report, hidden_visibility="visible")

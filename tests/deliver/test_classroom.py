@@ -15,8 +15,11 @@ from fractions import Fraction
 import pytest
 
 from autograder.deliver import classroom
-from autograder.results.files import gradescope_json, write_not_graded
 from autograder.results.model import CheckSummary, Report
+from autograder.results.outcome import not_gradable
+from autograder.results.read import read_results, read_results_file
+from autograder.results.update import public_points
+from autograder.results.write import gradescope_json, write_outcome
 
 STATUSES = {"pass", "fail", "error"}
 
@@ -67,7 +70,7 @@ def check(name, title, passed, total, score, top, message):
 
 
 @pytest.fixture
-def results():
+def document():
     """results.json of a submission with one exercise partly wrong, as the kit writes it."""
     report = Report(
         assignment="mha",
@@ -90,6 +93,12 @@ def results():
     return gradescope_json(report)
 
 
+@pytest.fixture
+def results(document):
+    """Those results, read as the kit reads them."""
+    return read_results(document)
+
+
 def test_one_entry_per_exercise_with_its_points(results):
     read = reporter_reads("points", {"POINTS_RESULTS": classroom.runner_result(results)})
     assert read["points"] == (4.0, 6.0)
@@ -102,9 +111,9 @@ def test_one_entry_per_exercise_with_its_points(results):
     assert read["lines"] == ["✅ tokenize", "❌ PositionalEncoding"]
 
 
-def test_no_hidden_check_detail_reaches_classroom(results):
+def test_no_hidden_check_detail_reaches_classroom(document, results):
     text = base64.b64decode(classroom.runner_result(results)).decode()
-    for test in results["tests"]:
+    for test in document["tests"]:
         title = test["name"].split(": ", 1)[1]
         assert title not in text
         assert test["output"] not in text
@@ -121,19 +130,19 @@ def test_status_follows_the_threshold(results, fail_under, status):
     assert read["points"] == (4.0, 6.0)  # the points reach Classroom either way
 
 
-def test_full_marks_pass_without_a_threshold(results):
-    for test in results["tests"]:
+def test_full_marks_pass_without_a_threshold(document):
+    for test in document["tests"]:
         test["score"] = test["max_score"]
-    for entry in results["extra_data"]["by_name"].values():
+    for entry in document["extra_data"]["by_name"].values():
         entry["score"] = entry["max_score"]
-    results["score"] = 6.0
-    read = reporter_reads("points", {"POINTS_RESULTS": classroom.runner_result(results)})
+    document["score"] = 6.0
+    read = reporter_reads("points", {"POINTS_RESULTS": classroom.runner_result(read_results(document))})
     assert read["result"]["status"] == "pass" and read["failed"] is None and read["points"] == (6.0, 6.0)
 
 
 def test_an_ungradable_submission_still_reports_zero_of_the_points(tmp_path):
-    path = write_not_graded(tmp_path, "no notebook defines tokenize", "mha", student_fault=True)
-    results = json.loads(path.read_text())
+    write_outcome(not_gradable("no notebook defines tokenize"), tmp_path, "mha")
+    results = read_results_file(tmp_path / "results.json")
     points = {"tokenize": 2.0, "encode": 3.0}
     read = reporter_reads("points", {"POINTS_RESULTS": classroom.runner_result(results, fail_under=0, points=points)})
     assert read["result"]["status"] == "error" and read["failed"] == "Some tests errored."
@@ -152,13 +161,13 @@ def test_write_github_output_appends_one_line(results, tmp_path):
     assert output.read_text().splitlines()[-1] == f"other={value}"
 
 
-def test_public_results_hold_points_only_until_allowed(results):
-    public = classroom.public_results(results)
+def test_public_points_hold_points_only_until_allowed(document, results):
+    public = public_points(results)
     assert public["tests"] == [] and "mistakes" not in public["extra_data"]
     assert public["extra_data"]["by_name"]["PositionalEncoding"] == {"score": 2.0, "max_score": 4.0}
     text = json.dumps(public)
-    assert not any(test["output"] in text or test["name"] in text for test in results["tests"])
-    assert classroom.public_results(results, show_hidden=True) == results
+    assert not any(test["output"] in text or test["name"] in text for test in document["tests"])
+    assert public_points(results, show_hidden=True) == document
 
 
 def test_summary_shows_points_per_exercise_and_details_only_when_allowed(results):
@@ -169,9 +178,9 @@ def test_summary_shows_points_per_exercise_and_details_only_when_allowed(results
     assert "stores the sin and cos table" in shown and "got 0.95" in shown
 
 
-def test_report_to_github_writes_output_summary_and_artifact(results, tmp_path):
+def test_report_to_github_writes_output_summary_and_artifact(document, tmp_path):
     (tmp_path / "results").mkdir()
-    (tmp_path / "results" / "results.json").write_text(json.dumps(results))
+    (tmp_path / "results" / "results.json").write_text(json.dumps(document))
     (tmp_path / "results" / "junit.xml").write_text("<testsuite/>")
     environ = {
         "GITHUB_OUTPUT": str(tmp_path / "output"),

@@ -12,6 +12,7 @@ from autograder.deliver.feedback import render_html, render_markdown
 from autograder.deliver.intake import Submission
 from autograder.deliver.sources import StudentCode
 from autograder.errors import KitError
+from autograder.results.read import read_results, read_results_file
 
 
 def check(exercise: str, title: str, behaviour: str = "", passed: int = 0, total: int = 2, mistakes=(), kind="hidden"):
@@ -25,8 +26,14 @@ def check(exercise: str, title: str, behaviour: str = "", passed: int = 0, total
     }
 
 
-def results(*tests, status="graded") -> dict:
+def document(*tests, status="graded") -> dict:
+    """A student's results.json, with these tests."""
     return {"score": 1.0, "tests": list(tests), "extra_data": {"status": status, "by_name": {}, "mistakes": []}}
+
+
+def results(*tests, status="graded"):
+    """A student's results, read as the kit reads them."""
+    return read_results(document(*tests, status=status))
 
 
 SLIP = check("softmax", "normalises rows", "b1")
@@ -103,7 +110,7 @@ def write_class(out: Path) -> list[Submission]:
     for key, result in CLASS.items():
         folder = out / "students" / key
         folder.mkdir(parents=True)
-        (folder / "results.json").write_text(json.dumps(result))
+        (folder / "results.json").write_text(json.dumps(result.document))
         submissions.append(Submission(key, key.title(), "", folder / "results.json", "folders"))
     return submissions
 
@@ -112,7 +119,7 @@ def test_a_note_reaches_exactly_its_group(tmp_path):
     """A note for one group: in the results and both feedback files of its members, and of no one else;
     rewritten when the note changes, gone when it is deleted?"""
     submissions = write_class(tmp_path)
-    loaded = {key: json.loads((tmp_path / "students" / key / "results.json").read_text()) for key in CLASS}
+    loaded = {key: read_results_file(tmp_path / "students" / key / "results.json") for key in CLASS}
     group = cluster_ids(CLASS["ada"])["softmax"]
     assert apply_notes(submissions, loaded, {group: "Divide by the row's sum <b>only</b>."}, tmp_path, False) == 3
     for key in CLASS:
@@ -137,10 +144,8 @@ def test_a_note_reaches_exactly_its_group(tmp_path):
 
 def test_the_note_sits_with_its_exercise():
     """In the page and the Markdown, is the note shown in the section of the exercise it is written for?"""
-    result = {
-        **CLASS["ben"],
-        "extra_data": {**CLASS["ben"]["extra_data"], "cluster_notes": {"softmax": "Rows, not all."}},
-    }
+    ben = CLASS["ben"].document
+    result = read_results({**ben, "extra_data": {**ben["extra_data"], "cluster_notes": {"softmax": "Rows, not all."}}})
     page, text = render_html(result), render_markdown(result)
     sections = [part.split("</section>")[0] for part in page.split('<section class="exercise"')[1:]]
     assert [("Rows, not all." in section, '<span class="name">softmax</span>' in section) for section in sections] == [
@@ -154,7 +159,7 @@ def test_the_note_sits_with_its_exercise():
 def test_a_note_regrades_no_one(mha):
     """Does writing a note leave grade-all's grading digest as it was (a note decides feedback, no grade)?"""
     from autograder.config import GradingConfig
-    from autograder.deliver.batch import grading_digest
+    from autograder.deliver.regrade import grading_digest
 
     path = clustering.notes_path(mha)
     assert not path.exists(), f"{path} is the instructor's: this test writes one only where there is none"

@@ -12,6 +12,7 @@ from autograder import assignment as assignments
 from autograder.deliver.dashboard import render_dashboard
 from autograder.deliver.report import class_figures
 from autograder.deliver.similarity import Pair
+from autograder.results.read import read_results
 from tests.deliver.test_feedback import CHROMIUM, chromium
 
 HOSTILE = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
@@ -57,7 +58,7 @@ def class_of_200(mha):
     pairs = [Pair(keys[2 * i], keys[2 * i + 1], round(0.98 - 0.02 * i, 4), 0.97, 0.99) for i in range(30)]
     pairs.insert(0, Pair("student007", "student008", 1.0, 1.0, 1.0))
     skipped = [(f"__MACOSX/{HOSTILE}", "macOS resource forks added by Archive Utility")]
-    figures = class_figures(mha, {k: r for k, r in results.items() if "by_name" in r["extra_data"]})
+    figures = class_figures(mha, {k: read_results(r) for k, r in results.items() if "by_name" in r["extra_data"]})
     return render_dashboard(mha, figures, found, pairs, status, skipped, names), found
 
 

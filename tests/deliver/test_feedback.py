@@ -1,6 +1,6 @@
 """Does a student's feedback lead with what to do, in Markdown and in a browser, and say only what is so?
 
-The unit tests render results.json as the kit writes it (results/files.py's
+The unit tests render results.json as the kit writes it (results/write.py's
 gradescope_json, from a report made by the kit's own scoring) for one student who has
 what a class has: a cell with a syntax error, a known mistake, an exercise not
 started, and full marks on the others. One test grades such a notebook for real; the
@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from autograder.deliver.feedback import render_html, render_markdown, write_feedback
-from autograder.results.files import gradescope_json
+from autograder.results.read import read_results
+from autograder.results.write import gradescope_json
 
 from .students import POINTS, brief_student, student_results
 
@@ -79,14 +80,24 @@ def sections(markdown: str, level: str = "## ") -> dict[str, list[str]]:
     return found
 
 
+def html(results: dict, **options) -> str:
+    """feedback.html of a results.json's content, read as the kit reads it."""
+    return render_html(read_results(results), **options)
+
+
+def markdown(results: dict, **options) -> str:
+    """feedback.md of a results.json's content, read as the kit reads it."""
+    return render_markdown(read_results(results), **options)
+
+
 # ------------------------------------------------------------------ what comes first
 
 
 def test_the_page_leads_with_points_then_code_that_did_not_run_then_mistakes_then_failed_checks():
     """Are the sections in the order a student acts on them, with the reference list folded away last?"""
-    page = Page(render_html(student_results()))
+    page = Page(html(student_results()))
     assert page.ids == ["points", "did-not-run", "mistakes", "failed", "exercise-5", "exercise-6", "checked"]
-    text = render_markdown(student_results(), student="Ada")
+    text = markdown(student_results(), student="Ada")
     heads = [line for line in text.splitlines() if line.startswith("## ")]
     assert heads == [
         "## Points per exercise",
@@ -100,47 +111,47 @@ def test_the_page_leads_with_points_then_code_that_did_not_run_then_mistakes_the
 def test_the_points_table_gives_every_exercise_in_order():
     """Does the table give the total and each exercise's points, an exercise not started saying so?"""
     results = student_results()
-    page = render_html(results)
+    page = html(results)
     assert Page(page).total == "31.2" and results["score"] == 31.2  # 40 less 3, 3 and 2.8
     table = points_table(page)
     assert [row[0] for row in table] == list(POINTS)
     assert ("encode", "0 / 3", "○ not started") in table and ("split_heads", "0 / 3", "✗ no points") in table
     assert ("PositionalEncoding", "1.2 / 4", "◐ partial") in table
     assert [row[2] for row in table].count("✓ full marks") == len(FULL_MARKS)
-    assert "| `encode` | 0 / 3 | ░░░░░░░░░░ | ○ not started |" in render_markdown(results)
+    assert "| `encode` | 0 / 3 | ░░░░░░░░░░ | ○ not started |" in markdown(results)
 
 
 def test_a_cell_that_did_not_load_is_named_by_the_exercise_it_defines():
     """Does the loading error name the cell by its exercise, with the error, and does that exercise point to it?"""
-    text = render_markdown(student_results())
+    text = markdown(student_results())
     found = sections(text)
     assert found["Code that did not run"][1].startswith(
         "- the cell that defines split\\_heads (code cell 25) raised SyntaxError: '(' was never closed"
     )
     split = sections(text, "### ")["`split_heads`: 0 of 3 points"]
     assert split[0] == "Its cell did not run (see “Code that did not run” above): fix that first."
-    assert "Its cell did not run" in render_html(student_results())
+    assert "Its cell did not run" in html(student_results())
 
 
 def test_each_named_mistake_comes_with_its_explanation_and_its_exercise():
-    text = render_markdown(student_results())
+    text = markdown(student_results())
     assert sections(text)["Known mistakes in your code"] == [
         "- `positional_cosine_exponent_off_by_one` (in `PositionalEncoding`): The cosine of feature 2i+1 uses "
         "the exponent (2i+1)/d\\_model: both features of a pair share the exponent 2i/d\\_model."
     ]
-    page = render_html(student_results())
+    page = html(student_results())
     assert page.index('id="mistakes"') < page.index("share the exponent 2i/d_model") < page.index('id="failed"')
 
 
 def test_an_exercise_not_started_is_one_line():
     """Is an exercise whose stub is untouched one line among the failed checks, with none of its checks listed?"""
-    text = render_markdown(student_results())
+    text = markdown(student_results())
     failed = sections(text)["Checks that failed"]
     assert [line for line in failed if "encode" in line] == [
         "- `encode`: not started: its cell still raises NotImplementedError (0 of 3 points)."
     ]
     assert "### `encode`" not in text.split("## What was checked")[0]
-    page = render_html(student_results()).split('id="checked"')[0]
+    page = html(student_results()).split('id="checked"')[0]
     assert page.count("encodes the three sentences") == 0 and page.count("pads on the right") == 0
 
 
@@ -148,13 +159,13 @@ def test_no_row_for_a_check_that_costs_nothing():
     """Do only checks that failed appear before the reference list, none of them as '−0 of 0'?"""
     results = student_results()
     for text in (
-        render_markdown(results).split("## What was checked")[0],
-        render_html(results).split('id="checked"')[0],
+        markdown(results).split("## What was checked")[0],
+        html(results).split('id="checked"')[0],
     ):
         assert not ZERO_ROW.search(text)
         assert "computes attention itself" not in text  # a gate that passed
         assert "matches the notebook's example" not in text  # visible checks that passed
-    failed = sections(render_markdown(results), "### ")["`PositionalEncoding`: 1.2 of 4 points"]
+    failed = sections(markdown(results), "### ")["`PositionalEncoding`: 1.2 of 4 points"]
     assert (
         failed[0]
         == "**−2 of 2** · stores pe\\[0, pos, 2i\\] = sin(...) · 0 of 5 cases passed · details after the due date"
@@ -182,13 +193,13 @@ def test_a_failed_gate_says_what_it_cost():
             "extra_data": {"kind": "hidden", "cases": [0, 1], "mistakes": []},
         }
     )
-    text = render_markdown(results)
+    text = markdown(results)
     assert "**all of the exercise's points** · computes attention itself" in text and not ZERO_ROW.search(text)
 
 
 def test_hidden_messages_only_with_show_hidden():
     results = student_results()
-    for render in (render_html, render_markdown):
+    for render in (html, markdown):
         closed, opened = render(results), render(results, show_hidden=True)
         for text in (closed, opened):
             assert "1.2 / 4" in text  # a hidden check's exercise points ...
@@ -201,7 +212,7 @@ def test_hidden_messages_only_with_show_hidden():
 def test_a_failure_said_twice_is_shown_once():
     """When checks of one exercise fail with the same message, is it shown once and referred to after?"""
     results = student_results()
-    text = render_markdown(results, show_hidden=True)
+    text = markdown(results, show_hidden=True)
     split = "\n".join(sections(text, "### ")["`split_heads`: 0 of 3 points"])
     assert split.count("your submission does not define split\\_heads") == 0  # fenced, not escaped
     assert split.count("your submission does not define split_heads") == 1
@@ -220,7 +231,7 @@ def test_not_graded_says_so_with_the_reason():
             "by_name": {name: {"score": 0, "max_score": top} for name, top in POINTS.items()},
         },
     }
-    for text in (render_html(results), render_markdown(results)):
+    for text in (html(results), markdown(results)):
         assert "Not graded" in text and "not a score of 0" in text
         assert "invalid JSON at line 3" in text
         assert "0 of 40" not in text and "Points per exercise" not in text and "no points" not in text
@@ -229,7 +240,7 @@ def test_not_graded_says_so_with_the_reason():
 def test_a_failure_of_the_kit_asks_to_tell_the_instructor():
     results = student_results()
     results["extra_data"]["internal_errors"] = ["split_heads: the grader raised KeyError('cases')"]
-    for text in (render_html(results), render_markdown(results)):
+    for text in (html(results), markdown(results)):
         assert "grading kit itself failed" in text and "tell your instructor" in text
         assert "KeyError(" in text
 
@@ -242,7 +253,7 @@ def test_missing_keys_and_damaged_results_still_render():
         {"tests": ["not a test", {"name": 3, "score": "nan"}], "extra_data": {"by_name": [], "notes": "not a list"}},
         {"score": 1, "extra_data": {"visible_checks": [{"name": ["x"]}, 5], "not_started": "encode"}},
     ):
-        assert render_html(results) and render_markdown(results)
+        assert html(results) and markdown(results)
 
 
 def test_results_of_the_earlier_layout_still_read():
@@ -262,7 +273,7 @@ def test_results_of_the_earlier_layout_still_read():
                 "extra_data": {"kind": "visible", "cases": check["cases"], "mistakes": []},
             }
         )
-    assert render_markdown(results) == render_markdown(student_results())
+    assert markdown(results) == markdown(student_results())
 
 
 def test_a_near_miss_never_reads_as_full_marks():
@@ -273,18 +284,18 @@ def test_a_near_miss_never_reads_as_full_marks():
             "by_name": {"encode": {"score": 2.9999, "max_score": 3}, "tokenize": {"score": 0.0001, "max_score": 2}},
         },
     }
-    page, text = render_html(results), render_markdown(results)
+    page, text = html(results), markdown(results)
     assert points_table(page) == [("encode", "2.9999 / 3", "◐ partial"), ("tokenize", "0.0001 / 2", "◐ partial")]
     assert "**Total: 39.9999 of 40 points (99%)**" in text
 
 
 def test_write_feedback_writes_both_files_whole(tmp_path):
     folder = tmp_path / "out" / "ada"
-    page, text = write_feedback(student_results(), folder, student="Ada")
+    page, text = write_feedback(read_results(student_results()), folder, student="Ada")
     assert (page.name, text.name) == ("feedback.html", "feedback.md")
     assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     assert text.read_text(encoding="utf-8").startswith("# mha feedback for Ada")
-    write_feedback({"extra_data": {"status": "not graded", "error": "late"}}, folder)
+    write_feedback(read_results({"extra_data": {"status": "not graded", "error": "late"}}), folder)
     assert "late" in page.read_text(encoding="utf-8")
     assert sorted(p.name for p in folder.iterdir()) == ["feedback.html", "feedback.md"]  # no temporary file left
     assert page.stat().st_mode & 0o777 == 0o644
@@ -300,7 +311,7 @@ def test_a_graded_notebook_gives_that_feedback(mha, mha_grader, tmp_path):
     results = gradescope_json(report)
     assert results["extra_data"]["not_started"] == ["encode"]
     assert report.notes[0].startswith("the cell that defines split_heads (") and "SyntaxError" in report.notes[0]
-    text = render_markdown(results)
+    text = markdown(results)
     found = sections(text)
     assert found["Code that did not run"][1].startswith("- the cell that defines split\\_heads")
     assert found["Known mistakes in your code"][0].startswith(
@@ -311,7 +322,7 @@ def test_a_graded_notebook_gives_that_feedback(mha, mha_grader, tmp_path):
         in found["Checks that failed"]
     )
     assert "Its cell did not run" in text
-    table = points_table(render_html(results))
+    table = points_table(html(results))
     full = [name for name, _, result in table if result == "✓ full marks"]
     # MultiHeadAttention calls the split_heads that did not load: graded with the reference's, it keeps its points
     assert full == [n for n in mha.graded if n not in ("encode", "PositionalEncoding", "split_heads")]
@@ -348,7 +359,7 @@ def test_the_page_in_a_browser(tmp_path):
     from PIL import Image
 
     results = student_results()
-    page, _ = write_feedback(results, tmp_path / "ada", student="Ada Lovelace")
+    page, _ = write_feedback(read_results(results), tmp_path / "ada", student="Ada Lovelace")
     url = page.resolve().as_uri()
 
     dom = chromium("--dump-dom", url, profile=tmp_path / "profile-dom")

@@ -452,8 +452,9 @@ def needs_node():
 def points_output(steps, tmp_path):
     """The Points step run as the template writes it, on a results.json with 31 of 40 points: its outputs."""
     from autograder.deliver.classroom import exercise_points
-    from autograder.results.files import gradescope_json
     from autograder.results.model import Report
+    from autograder.results.read import read_results
+    from autograder.results.write import gradescope_json
 
     from .test_classroom import check
 
@@ -468,7 +469,7 @@ def points_output(steps, tmp_path):
         order=tuple(names),
     )
     results = gradescope_json(report)
-    assert [entry[1:] for entry in exercise_points(results)] == [(2.0, 2.0), (2.0, 8.0)]
+    assert [entry[1:] for entry in exercise_points(read_results(results))] == [(2.0, 2.0), (2.0, 8.0)]
     (tmp_path / "results").mkdir()
     (tmp_path / "results" / "results.json").write_text(json.dumps(results))
     points = step(steps, "Points for GitHub Classroom")

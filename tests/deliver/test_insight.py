@@ -161,6 +161,7 @@ def test_without_copydetect_the_rest_is_written(graded, tmp_path, monkeypatch):
     """Where copydetect is not installed (it comes with the instructor extra): are the groups and the dashboard
     still written, an earlier similarity.csv removed, and the reason given?"""
     from autograder.deliver import insight
+    from autograder.deliver.class_folder import read_class
     from autograder.deliver.intake import read_intake
 
     out = tmp_path / "out"
@@ -168,7 +169,7 @@ def test_without_copydetect_the_rest_is_written(graded, tmp_path, monkeypatch):
     monkeypatch.setattr(insight, "similarity_available", lambda: False)
     intake = read_intake(COHORT, tmp_path / "scratch")
     status = {s.key: ("graded", "") for s in intake.submissions}
-    lines = insight.write_insight(assignments.get(NAME), out, intake, status)
+    lines = insight.write_insight(assignments.get(NAME), out, intake, read_class(intake, out), status)
     assert "similarity.csv not written: copydetect is missing (pip install 'autograder[instructor]')" in lines
     assert not (out / "similarity.csv").exists()
     assert {key: c["id"] for key, c in groups(out).items()} == {key: c["id"] for key, c in groups(graded).items()}

@@ -22,7 +22,7 @@ MAX = "47"  # mha's most points: 40 from its automatic checks, 7 from its writte
 def summary_row(
     key: str, name: str, student_id: str, score: str, status: str = "graded", email: str = "", total: str | None = None
 ) -> dict:
-    """A row as batch.summary_rows gives it (only the columns the writers read matter)."""
+    """A row as summary.summary_rows gives it (only the columns the writers read matter)."""
     return {
         "key": key,
         "name": name,

@@ -525,6 +525,7 @@ def test_the_feedback_notebook_renders_nothing_of_the_students(mha, tmp_path):
     from nbconvert import HTMLExporter
 
     from autograder.deliver.gradebook import feedback_notebook
+    from autograder.results.read import read_results
 
     student = hostile_notebook(mha)
     release = nbformat.read(mha.release_dir / mha.notebook_name, as_version=4)
@@ -532,7 +533,7 @@ def test_the_feedback_notebook_renders_nothing_of_the_students(mha, tmp_path):
         "tests": [{"name": "tokenize: splits", "tags": ["tokenize"], "status": "passed", "output": "<b>ok</b>"}],
         "extra_data": {"by_name": {"tokenize": {"score": 2.0, "max_score": 2.0}}},
     }
-    placed = feedback_notebook(student, release, results)
+    placed = feedback_notebook(student, release, read_results(results))
     assert placed.metadata == release.metadata
     assert all(not cell.get("outputs") for cell in placed.cells if cell.get("id") != "tokenize-tests")
     tests = next(c for c in placed.cells if c.get("id") == "tokenize-tests")

@@ -11,7 +11,7 @@ from autograder.author.samples import sample_path
 from autograder.errors import KitError
 from autograder.grade import mistakes
 from autograder.grade.engine import infer_assignment
-from autograder.results.files import gradescope_json
+from autograder.results.write import gradescope_json
 
 from ..conftest import lost_names
 

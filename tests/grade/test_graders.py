@@ -122,7 +122,7 @@ NOTE = "MultiHeadAttention graded with the reference's split_heads, since yours 
 def test_a_caller_is_graded_with_the_reference_standing_in(mha, mha_grader, tmp_path):
     """With split_heads wrong and the layer right (a notebook), does the layer earn all its points, every check of
     it saying that the reference's split_heads stood in, while split_heads loses its own?"""
-    from autograder.results.files import write_results
+    from autograder.results.write import write_results
 
     report = mha_grader.grade(sample_path(mha, "split_heads_without_transpose"))
     assert lost_names(report) == ["split_heads"]

@@ -21,7 +21,11 @@ from autograder.author.samples import sample_path
 from autograder.config import GradingConfig
 from autograder.deliver.batch import grade_all
 from autograder.deliver.gradescope import zip_files
-from autograder.results.files import not_graded_json, write_not_graded, write_results
+from autograder.errors import KitError
+from autograder.public.loader import SubmissionError
+from autograder.results.outcome import outcome_of_error
+from autograder.results.read import read_results_file
+from autograder.results.write import not_graded_json, write_outcome, write_results
 
 from ..deliver.students import brief_student, student_results
 from .gradescope_format import file_problems, problems, results_files
@@ -137,8 +141,9 @@ def test_every_results_json_grade_writes_follows_the_format(mha, mha_grader, tmp
         for visibility in VISIBILITIES:
             written.append(write_results(report, tmp_path / label / visibility, visibility))
         written.append(write_results(report, tmp_path / label / "show-score", "visible", withhold_hidden=True))
-    written.append(write_not_graded(tmp_path / "empty", "ada.zip holds no notebook", "mha", student_fault=True))
-    written.append(write_not_graded(tmp_path / "kit", "the zygote did not start", "mha"))
+    for folder, error in (("empty", SubmissionError("ada.zip holds no notebook")), ("kit", KitError("no zygote"))):
+        write_outcome(outcome_of_error(error), tmp_path / folder, "mha")
+        written.append(tmp_path / folder / "results.json")
     assert sorted(written) == results_files(tmp_path)
     for path in written:
         results = json.loads(path.read_text())
@@ -191,4 +196,11 @@ def test_run_autograders_last_resort_follows_the_format(mha, tmp_path):
     done = subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert file_problems(root / "results" / "results.json") == []
-    assert "before it could grade" in json.loads((root / "results" / "results.json").read_text())["output"]
+    results = read_results_file(root / "results" / "results.json")
+    assert "the autograder stopped (exit status 1) before it could grade" in results.output
+    assert (results.status, results.student_fault, results.score, results.assignment) == (
+        "not graded",
+        False,
+        None,
+        "mha",
+    )

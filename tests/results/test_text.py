@@ -23,14 +23,10 @@ from autograder import assignment as assignments
 from autograder.deliver import classroom
 from autograder.deliver.feedback import render_html, render_markdown
 from autograder.deliver.report import report_text
-from autograder.results.files import (
-    gradescope_json,
-    markdown_not_graded,
-    markdown_summary,
-    not_graded_json,
-    self_checks_markdown,
-)
+from autograder.results.read import read_results
+from autograder.results.summaries import markdown_not_graded, markdown_summary
 from autograder.results.text import clean, html_text, md_block, md_name, md_text, one_line
+from autograder.results.write import gradescope_json, not_graded_json, self_checks_markdown
 
 from ..deliver.students import student_report
 
@@ -161,29 +157,36 @@ def test_one_line_and_html_text():
 # ------------------------------------------------------------------ every surface
 
 
+def read_student(text: str):
+    """The results of the student of deliver/students.py, every text of theirs replaced by ``text``, read back."""
+    return read_results(gradescope_json(student_report(text)))
+
+
 def test_feedback_md_shows_a_hostile_text_as_text():
     for show_hidden in (False, True):
-        hostile = render_markdown(gradescope_json(student_report(HOSTILE)), student=HOSTILE, show_hidden=show_hidden)
-        benign = render_markdown(gradescope_json(student_report(BENIGN)), student=BENIGN, show_hidden=show_hidden)
+        hostile = render_markdown(read_student(HOSTILE), student=HOSTILE, show_hidden=show_hidden)
+        benign = render_markdown(read_student(BENIGN), student=BENIGN, show_hidden=show_hidden)
         same_markdown(hostile, benign)
 
 
 def test_feedback_html_shows_a_hostile_text_as_text():
     for show_hidden in (False, True):
-        hostile = render_html(gradescope_json(student_report(HOSTILE)), student=HOSTILE, show_hidden=show_hidden)
-        benign = render_html(gradescope_json(student_report(BENIGN)), student=BENIGN, show_hidden=show_hidden)
+        hostile = render_html(read_student(HOSTILE), student=HOSTILE, show_hidden=show_hidden)
+        benign = render_html(read_student(BENIGN), student=BENIGN, show_hidden=show_hidden)
         same_html(hostile, benign)
 
 
 def test_feedback_of_a_submission_not_graded_shows_its_reason_as_text():
     hostile, benign = not_graded_json(HOSTILE, "mha"), not_graded_json(BENIGN, "mha")
-    same_markdown(render_markdown(hostile, student=HOSTILE), render_markdown(benign, student=BENIGN))
-    same_html(render_html(hostile, student=HOSTILE), render_html(benign, student=BENIGN))
+    read_hostile, read_benign = read_results(hostile), read_results(benign)
+    same_markdown(render_markdown(read_hostile, student=HOSTILE), render_markdown(read_benign, student=BENIGN))
+    same_html(render_html(read_hostile, student=HOSTILE), render_html(read_benign, student=BENIGN))
     for results in (hostile, benign):
         results["score"] = 1.0  # graded after all, with the kit's own failures to report
         results["extra_data"].update(status="error", internal_errors=[results["extra_data"]["error"]])
-    same_markdown(render_markdown(hostile), render_markdown(benign))
-    same_html(render_html(hostile), render_html(benign))
+    read_hostile, read_benign = read_results(hostile), read_results(benign)
+    same_markdown(render_markdown(read_hostile), render_markdown(read_benign))
+    same_html(render_html(read_hostile), render_html(read_benign))
 
 
 def test_gradescopes_markdown_output_shows_a_hostile_text_as_text():
@@ -227,13 +230,16 @@ def test_the_grade_commands_points_table_is_escaped():
 def test_the_classroom_job_summary_shows_a_hostile_text_as_text():
     points = {"tokenize": 2.0, "encode": 3.0}
     hostile, benign = not_graded_json(HOSTILE, "mha"), not_graded_json(BENIGN, "mha")
-    same_markdown(classroom.markdown_points(hostile, points=points), classroom.markdown_points(benign, points=points))
+    same_markdown(
+        classroom.markdown_points(read_results(hostile), points=points),
+        classroom.markdown_points(read_results(benign), points=points),
+    )
     for show_hidden in (False, True):
         graded = [gradescope_json(student_report(odd)) for odd in (HOSTILE, BENIGN)]
         for results, odd in zip(graded, (HOSTILE, BENIGN)):
             for test in results["tests"]:
                 test["name"] = odd  # and the names, which the kit writes, as if a test's name were the student's
-        texts = [classroom.markdown_points(results, show_hidden=show_hidden) for results in graded]
+        texts = [classroom.markdown_points(read_results(results), show_hidden=show_hidden) for results in graded]
         counts, headings = markdown_structure(texts[0])
         assert counts == markdown_structure(texts[1])[0]
         assert not counts["link"] + counts["inline_html"] and len(headings) == 1 and "\x1b" not in texts[0]

@@ -187,7 +187,7 @@ def main(argv=None) -> int:
 
     from autograder.config import GradingConfig
     from autograder.grade.engine import Grader
-    from autograder.results.files import write_results
+    from autograder.results.write import write_results
 
     parser = argparse.ArgumentParser()
     parser.add_argument("out")

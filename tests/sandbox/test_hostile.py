@@ -17,7 +17,7 @@ from autograder import KIT_ROOT
 from autograder.config import GradingConfig
 from autograder.grade.engine import Grader
 from autograder.public.loader import SubmissionError
-from autograder.results.files import write_results
+from autograder.results.write import write_results
 
 from ..conftest import lost_names
 from . import hostile_run

@@ -8,6 +8,7 @@ HTML in the file are the ones written here.
 
 from __future__ import annotations
 
+from ...results.read import Results
 from ...results.text import md_block, md_name, md_text
 from .model import (
     DID_NOT_RUN,
@@ -32,7 +33,7 @@ from .model import (
 )
 
 
-def render_markdown(results: dict, *, show_hidden: bool = False, student: str = "") -> str:
+def render_markdown(results: Results, *, show_hidden: bool = False, student: str = "") -> str:
     """The student's feedback as Markdown, what to do first (inert however the results read)."""
     fb = feedback(results, show_hidden=show_hidden, student=student)
     out = [f"# {md_text(fb.headline)}", ""]

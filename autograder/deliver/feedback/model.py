@@ -1,6 +1,6 @@
 """What a student's feedback says, in the order they act on it; markdown.py and page.py only render it.
 
-From a results dict (read by results/read.py, tolerant of missing or malformed keys):
+From a results.json read by results/read.py (tolerant of missing or malformed keys):
 
 1. the total and the points per exercise (an exercise not started says so);
 2. the code that did not run, each cell named by the exercise it defines (or its first
@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 
 from ...public.carry import carried_note
 from ...public.loader import note_defines
-from ...results.files import NOT_STARTED_WHY, SAME_FAILURE
-from ...results.read import Check, Results, line, read_results
+from ...results.read import CheckRecord, Results, line
 from ...results.scoring import first_failure
+from ...results.write import NOT_STARTED_WHY, SAME_FAILURE
 
 FULL, PARTIAL, ZERO, NONE, NOT_STARTED = "full", "partial", "zero", "none", "not-started"
 STATE_WORDS = {
@@ -84,12 +84,12 @@ def share(score: float | None, top: float | None) -> str:
     return f"{math.floor(percent(score, top) + EPSILON)}%"
 
 
-def lost_text(check: Check) -> str:
+def lost_text(check: CheckRecord) -> str:
     text = points(check.lost)
     return points(check.lost, 6) if text == "0" and check.lost > EPSILON else text
 
 
-def loses(check: Check) -> bool:
+def loses(check: CheckRecord) -> bool:
     """A check that cost points, or failed (a notebook check, a gate): what the student must look at."""
     return not check.passed or check.lost > EPSILON
 
@@ -101,7 +101,7 @@ class Exercise:
     max_score: float | None
     not_started: bool
     anchor: str
-    checks: list[Check] = field(default_factory=list)
+    checks: list[CheckRecord] = field(default_factory=list)
     did_not_run: bool = False  # a loading note says the cell that defines it raised
     hidden_cases: int | None = None
     hidden_titles: list[str] = field(default_factory=list)
@@ -117,7 +117,7 @@ class Exercise:
         return NOT_STARTED if self.not_started else state(self.score, self.max_score)
 
     @property
-    def failed(self) -> list[Check]:
+    def failed(self) -> list[CheckRecord]:
         """Its checks that cost points or failed: hidden first (they carry the points), then the notebook's."""
         return [c for c in self.checks if loses(c) and not c.visible] + [
             c for c in self.checks if loses(c) and c.visible
@@ -158,10 +158,10 @@ class Feedback:
     show_hidden: bool
     summary: str  # the results' own text, shown only when there is nothing else
 
-    def shows_message(self, check: Check) -> bool:
+    def shows_message(self, check: CheckRecord) -> bool:
         return check.visible or self.show_hidden
 
-    def message_of(self, check: Check, said: set[str]) -> str:
+    def message_of(self, check: CheckRecord, said: set[str]) -> str:
         """The message to show under a failed check: "" where it is hidden or empty, SAME_FAILURE
         where a check above said the same (``said`` holds those, and gets this one)."""
         if not self.shows_message(check) or not check.message:
@@ -247,9 +247,8 @@ def _exercises(results: Results) -> list[Exercise]:
     return list(exercises.values())
 
 
-def feedback(results: dict, *, show_hidden: bool = False, student: str = "") -> Feedback:
-    """What the feedback says, read from a results dict (tolerant of missing or malformed keys)."""
-    read = read_results(results)
+def feedback(read: Results, *, show_hidden: bool = False, student: str = "") -> Feedback:
+    """What the feedback says about a student's results."""
     exercises = _exercises(read)
     on_checks = {m for e in exercises for m in e.mistakes}
     loose = [m for m in read.mistakes if m not in on_checks]
@@ -280,7 +279,7 @@ def carried_text(exercise: Exercise) -> str:
     return carried_note(exercise.name, exercise.carried) + ": its points do not count that mistake twice"
 
 
-def hidden_note(check: Check) -> str:
+def hidden_note(check: CheckRecord) -> str:
     """When a hidden check's details are shown, where they are not shown here."""
     if check.visibility == "after_due_date":
         return "details after the due date"
@@ -289,14 +288,14 @@ def hidden_note(check: Check) -> str:
     return "details not shown"
 
 
-def cases_text(check: Check) -> str:
+def cases_text(check: CheckRecord) -> str:
     if check.cases is None:
         return ""
     passed, total = check.cases
     return f"{passed} of {total} case{'' if total == 1 else 's'} passed"
 
 
-def check_cost(check: Check) -> str:
+def check_cost(check: CheckRecord) -> str:
     """What a failed check cost: its lost points, or, for a check that carries none, what it is."""
     if check.visible:
         return "notebook check"

@@ -13,6 +13,7 @@ import functools
 import re
 from pathlib import Path
 
+from ...results.read import Results
 from ...results.text import html_text
 from .model import (
     DID_NOT_RUN,
@@ -62,7 +63,7 @@ def _bar(css: str, score: float | None, max_score: float | None, label: str) -> 
     return f'<div class="{css}" role="img" aria-label="{_h(label)}"><span style="width:{width:.1f}%"></span></div>'
 
 
-def render_html(results: dict, *, show_hidden: bool = False, student: str = "") -> str:
+def render_html(results: Results, *, show_hidden: bool = False, student: str = "") -> str:
     """The student's feedback as one self-contained HTML page (no script, no external asset), what to do first."""
     fb = feedback(results, show_hidden=show_hidden, student=student)
     body = _header(fb)

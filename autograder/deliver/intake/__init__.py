@@ -109,14 +109,14 @@ def _finish(reader: Reader, drafts: list[Draft], source: str) -> list[Submission
 
 
 def _materialize(reader: Reader, draft: Draft, key: str) -> Path:
-    """The path to grade: in place where the intake's own entry is clean, else a folder under scratch."""
+    """The path to grade: in place where the intake's own entry holds plain files only, else a folder under scratch."""
     if draft.file is not None:
         return draft.file
     target = reader.scratch / "students" / key
     if draft.refused:
         return draft.folder or target
     if draft.folder is not None:
-        if reader.clean(draft.folder):
+        if reader.plain_files_only(draft.folder):
             return draft.folder
         draft.files = [(p, p.relative_to(draft.folder).as_posix()) for p in trees.regular_files(draft.folder)]
     target.mkdir(parents=True)

@@ -86,22 +86,22 @@ class Reader:
                     found.append(path)
         return found
 
-    def clean(self, folder: Path) -> bool:
+    def plain_files_only(self, folder: Path) -> bool:
         """Whether folder holds nothing but folders and regular files; the rest noted in skipped.
 
         Raises TreeTooDeep for a folder nested deeper than the kit reads (that student is refused).
         """
-        clean = True
+        plain = True
         for here, dirnames, filenames in trees.walk(folder):
             for name in dirnames + filenames:
                 path = here / name
                 if path.is_symlink():
                     self.skip(path, "a symbolic link: never followed, left out of the graded copy")
-                    clean = False
+                    plain = False
                 elif not path.is_dir() and not path.is_file():
                     self.skip(path, "not a regular file (a device, pipe or socket): left out of the graded copy")
-                    clean = False
-        return clean
+                    plain = False
+        return plain
 
     # ---------------------------------------------------------- which LMS
 

@@ -1,0 +1,28 @@
+"""grade-all's --out folder, student by student: where each results.json lives, and the class's read back typed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..results.read import Results, ResultsUnreadable, read_results_file
+from .intake import Intake
+
+
+def student_folder(out: Path, key: str) -> Path:
+    """out/students/<key>/: a student's results.json, feedback and graded notebook."""
+    return Path(out) / "students" / key
+
+
+def results_path(out: Path, key: str) -> Path:
+    return student_folder(out, key) / "results.json"
+
+
+def read_class(intake: Intake, out: Path) -> dict[str, Results]:
+    """Each student's results.json under out, by key; a student with none that can be read is left out."""
+    found = {}
+    for submission in intake.submissions:
+        try:
+            found[submission.key] = read_results_file(results_path(out, submission.key))
+        except ResultsUnreadable:
+            continue
+    return found

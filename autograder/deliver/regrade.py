@@ -1,0 +1,80 @@
+"""What makes grade-all grade a student again: a changed submission, or a change of anything that decides a grade.
+
+Each student's results.json keeps two digests (results/write.py ``Provenance``): the
+submission's, and the grading's (the graders, probes, reference, points, known
+mistakes, the kit, the grading options). A rerun grades a student again unless both
+are the same and the student was graded; ``--force`` grades everyone again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict
+from pathlib import Path
+
+from .. import KIT_ROOT, __version__
+from ..assignment import Assignment
+from ..config import GradingConfig
+from ..public import trees
+from ..results.outcome import GRADED
+from ..results.read import Results
+from ..results.text import clean_name
+from .clusters import NOTES_FILE
+from .intake import Submission
+
+
+def grading_digest(assignment: Assignment, config: GradingConfig) -> str:
+    """A hash of everything that decides a grade: a change of any of it grades everyone again."""
+    digest = hashlib.sha256(
+        f"{__version__}\n{config.device} {config.timeout} {config.wall_factor} {config.memory} {config.processes} {config.isolation}\n".encode()
+    )
+    kit = KIT_ROOT / "autograder"
+    files = [p for folder in ("public", "grade", "sandbox") for p in sorted((kit / folder).rglob("*.py"))]
+    files += [kit / "results" / "scoring.py", kit / "config.py"]
+    files += sorted(
+        p
+        for p in assignment.folder.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.name != NOTES_FILE  # notes decide feedback only
+    )
+    for path in files:
+        digest.update(
+            path.relative_to(KIT_ROOT).as_posix().encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest()
+        )
+    return digest.hexdigest()
+
+
+def submission_digest(path: Path) -> str:
+    """A hash of everything submitted (links aside): a changed submission is graded again."""
+    digest = hashlib.sha256()
+    path = Path(path)
+    try:
+        files = [path] if path.is_file() else trees.regular_files(path)
+    except trees.TreeTooDeep as error:  # refused when graded: the refusal is what is hashed
+        return hashlib.sha256(str(error).encode("utf-8", "surrogateescape")).hexdigest()
+    for file in files[:5000]:
+        digest.update(file.relative_to(path.parent).as_posix().encode("utf-8", "surrogateescape") + b"\0")
+        inner = hashlib.sha256()
+        with open(file, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                inner.update(chunk)
+        digest.update(inner.digest())
+    return digest.hexdigest()
+
+
+def student_record(submission: Submission) -> dict:
+    """Who a result belongs to, as its results.json keeps it."""
+    record = asdict(submission)
+    record["path"] = clean_name(str(submission.path))
+    record["earlier"] = [clean_name(p.name) for p in submission.earlier]
+    record["members"] = [{"name": n, "student_id": i, "email": e} for n, i, e in submission.members]
+    return record
+
+
+def is_done(earlier: Results | None, grading: str, submission: str) -> bool:
+    """Did an earlier run grade this submission, as it is now, with everything that decides a grade as it is now?"""
+    return (
+        earlier is not None
+        and earlier.status == GRADED
+        and earlier.grading_digest == grading
+        and earlier.submission_digest == submission
+    )

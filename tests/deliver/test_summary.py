@@ -1,0 +1,117 @@
+"""Does summary.csv give every student a row that says what happened to them, with cells no spreadsheet runs?"""
+
+import csv
+import io
+from pathlib import Path
+
+from autograder.deliver import answers
+from autograder.deliver.intake import Intake, Submission
+from autograder.deliver.summary import csv_safe, summary_rows, write_summary
+from autograder.results.outcome import GRADED, KIT_ERROR, NOT_GRADED
+from autograder.results.read import read_results
+from autograder.results.scoring import points_text
+from autograder.results.write import gradescope_json, not_graded_json
+
+from .students import student_report
+
+
+def intake() -> Intake:
+    people = [
+        Submission("ada", "Ada", "1", Path("ada.ipynb"), "folders", late=True),
+        Submission("ben", "Ben", "2", Path("ben"), "folders"),
+        Submission("cleo", "Cleo", "3", Path("cleo.ipynb"), "folders"),
+        Submission("team", "Team", "", Path("team"), "gradescope", members=(("Dev", "4", "d@x"), ("Eve", "5", "e@x"))),
+    ]
+    return Intake("folders", people, [])
+
+
+def report_of_ada():
+    report = student_report()
+    report.entry = "=cmd|' /C calc'!A0.ipynb"  # a file name a spreadsheet would run
+    return report
+
+
+RESULTS = {
+    "ada": read_results(gradescope_json(report_of_ada())),
+    "ben": read_results(not_graded_json("ben holds no notebook", "mha", student_fault=True)),
+    "team": read_results(gradescope_json(student_report())),
+}
+STATUS = {
+    "ada": (GRADED, ""),
+    "ben": (NOT_GRADED, "ben holds no notebook"),
+    "cleo": (KIT_ERROR, "no isolation tier works"),
+    "team": (GRADED, ""),
+}
+
+
+def test_a_row_per_student_saying_what_happened(mha):
+    """Graded, the student's zero, the kit's failure (no score), a group's members each: is each row right?"""
+    head, rows = summary_rows(intake(), mha, RESULTS, STATUS, unchanged={"team"})
+    assert head[:10] == [
+        "key",
+        "name",
+        "student_id",
+        "email",
+        "late",
+        "submitted_at",
+        "status",
+        "reason",
+        "score",
+        "max_score",
+    ]
+    assert head[10 : 10 + len(mha.graded)] == list(mha.graded) and head[-1] == "total"
+    ada, ben, cleo, dev, eve = rows
+    assert (ada["status"], ada["score"], ada["max_score"], ada["late"]) == ("graded", "31.2", "40", "yes")
+    assert (ada["PositionalEncoding"], ada["encode"], ada["isolation"]) == ("1.2", "0", "hardened")
+    assert ada["mistakes"] == "positional_cosine_exponent_off_by_one" and ada["internal_errors"] == "0"
+    assert ada["file"] == "'=cmd|' /C calc'!A0.ipynb" and ada["unchanged"] == ""
+    assert (ben["status"], ben["reason"], ben["score"], ben["max_score"], ben["tokenize"]) == (
+        "not graded", "ben holds no notebook", "0", "", ""
+    )  # fmt: skip
+    assert (cleo["status"], cleo["score"], cleo["file"], cleo["internal_errors"], cleo["total"]) == (
+        "error",
+        "",
+        "",
+        "",
+        "",
+    )
+    assert [(r["name"], r["group"], r["score"], r["unchanged"]) for r in (dev, eve)] == [
+        ("Dev", "Team", "31.2", "yes"),
+        ("Eve", "Team", "31.2", "yes"),
+    ]
+
+
+def test_the_total_waits_for_the_written_answers(mha):
+    """Is the total blank until a person has given every written answer its points, then the sum?"""
+    questions = answers.questions(mha)
+    _, rows = summary_rows(intake(), mha, RESULTS, STATUS, written=answers.Written(questions))
+    assert rows[0]["total"] == "" and "graded by hand, not included" in rows[0]["written_status"]
+    given = answers.Written(questions, {"ada": {q.id: answers.exact(q.points) for q in questions}})
+    _, rows = summary_rows(intake(), mha, RESULTS, STATUS, written=given)
+    written = sum((answers.exact(q.points) for q in questions), answers.exact(0))
+    assert rows[0]["total"] == points_text(answers.exact(31.2) + written)
+
+
+def test_summary_csv_is_written_whole(mha, tmp_path):
+    """Does summary.csv hold the rows summary_rows gives, in order, and return them?"""
+    rows = write_summary(intake(), mha, tmp_path, RESULTS, STATUS)
+    with open(tmp_path / "summary.csv", newline="") as file:
+        assert list(csv.DictReader(file)) == rows
+
+
+def test_summary_cells_are_not_formulas():
+    """Is a name that a spreadsheet would run as a formula kept as text?"""
+    assert csv_safe("=HYPERLINK(1)") == "'=HYPERLINK(1)" and csv_safe("-3") == "-3"
+    assert "\\x1b" in csv_safe("\x1b[2J")
+    buffer = io.StringIO()
+    csv.writer(buffer).writerow([csv_safe("+cmd")])
+    assert buffer.getvalue().startswith("'+cmd")
+
+
+def test_rows_follow_the_results_as_the_kit_writes_them(mha):
+    """A report's points, through results.json, give the row's (the same numbers the terminal shows)?"""
+    report = student_report()
+    _, rows = summary_rows(intake(), mha, {"ada": read_results(gradescope_json(report))}, STATUS)
+    assert {name: rows[0][name] for name in mha.graded} == {
+        name: f"{float(score):g}" for name, (score, _) in report.by_name().items()
+    }
