@@ -119,10 +119,8 @@ def grade_in_notebook(
     ``points`` and ``kit`` are the grade cell's points and the hash of the kit it was
     built with; where this kernel's kit disagrees, it raises NotScored instead.
     """
-    from ..grade.carry import carry_in_kernel
+    from ..grade.carry import checked_in_kernel
     from ..grade.engine import run_check
-    from ..grade.mistakes import name_mistakes
-    from ..public.loader import is_stub
     from ..results.scoring import points_text, summarize
 
     problem = refusal(assignment_name, name, points, kit)
@@ -140,9 +138,7 @@ def grade_in_notebook(
             fixtures = {"student": InProcessStudent(namespace, graded), "reference": reference, "submission": None}
             return [run_check(check, fixtures) for check in plan if check.name == graded]
 
-        results, carried = carry_in_kernel(assignment, reference, name, namespace, run_checks(name), run_checks)
-        if not is_stub(namespace.get(name)):  # not started: no known mistake to name, as in grade-all
-            name_mistakes(assignment, name, results, set() if carried else None)  # carried: its own mistakes only
+        results, _ = checked_in_kernel(assignment, reference, name, namespace, run_checks)
     if any(r.internal_error for r in results):
         raise RuntimeError("the grading kit failed: " + "; ".join(r.message for r in results if r.internal_error))
     report = summarize(
