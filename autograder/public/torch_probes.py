@@ -96,14 +96,34 @@ def registered(impl, name: str, args) -> dict:
     return {"registered": np.bool_(True)}
 
 
-def dropout_probability(layer) -> np.float64:
-    """The probability of the module's ``dropout`` as built (nan where it has no such attribute with a p),
-    read before a probe puts a fixed pattern in its place."""
-    p = getattr(getattr(layer, "dropout", None), "p", None)
+def dropout_probability(layer, path: str = "dropout") -> np.float64:
+    """The probability of the dropout module at ``path`` ("dropout", "sublayer.0.dropout") of a module as
+    built (nan where it has no such module with a p), read before a probe puts a fixed pattern in its place."""
+    node = layer
+    for part in path.split("."):
+        try:
+            node = node[int(part)] if part.isdigit() else getattr(node, part)
+        except Exception:
+            return np.float64(np.nan)
+    p = getattr(node, "p", None)
     try:
         return np.float64(float(p))  # type: ignore[arg-type]  # None or another type: nan below
     except (TypeError, ValueError):
         return np.float64(np.nan)
+
+
+def dropout_key(path: str) -> str:
+    """How a probe's output names the probability of the dropout at ``path``: "self.sublayer[0].dropout.p"."""
+    return (
+        "self." + "".join(f"[{part}]" if part.isdigit() else f".{part}" for part in path.split(".")).lstrip(".") + ".p"
+    )
+
+
+def built_dropouts(impl, name: str, args, p: float, paths) -> dict:
+    """The module ``name`` built with ``args`` and dropout=p: the probability of each of its dropouts at
+    ``paths``, as built. No forward pass runs, so where a dropout acts (checked elsewhere) cannot fail this."""
+    layer = module(impl, name, *args, dropout=p)
+    return {dropout_key(path): dropout_probability(layer, path) for path in paths}
 
 
 def grad(tensor):

@@ -108,10 +108,10 @@ def test_dropout_on_the_weights(student, reference):
 
 def test_dropout_probability(student):
     """builds self.dropout with the probability given (dropout=p), before the check puts its own in place"""
-    case = inputs(89, 1, 3, 3, 4, 2, keep=keep_mask(13, 3, 3), p=0.3)
-    got = student.run(probes.multi_head_attention.probe_id, case)
+    case = {"name": GRADED, "args": [4, 2], "p": 0.3}
+    got = student.run(probes.dropout_built.probe_id, case)
     evidence = {
-        "probe_id": probes.multi_head_attention.probe_id,
+        "probe_id": probes.dropout_built.probe_id,
         "inputs": case,
         "got": got,
         "keys": (probes.DROPOUT_P,),
