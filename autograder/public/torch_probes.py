@@ -140,16 +140,19 @@ def pair(result, what: str):
     return result
 
 
-def fixed_dropout(keep, p: float, impl, where: str = "the attention weights (q_len, k_len)"):
+def fixed_dropout(keep, p: float, impl, where: str = "the attention weights (q_len, k_len)", known=None):
     """A dropout whose kept entries are known: x * keep / (1 - p), keep the shape of x's last two axes.
 
     The pattern depends only on those two axes (for attention weights, a weight's query
     and key), never on how the code lays out the others: the same weights are dropped
     whether the heads are an axis of their own, folded into the batch, or attended to one
     at a time in a loop. A tensor whose last two axes are not keep's is refused, naming
-    ``where`` the dropout belongs.
+    ``where`` the dropout belongs, and the tensor it was given where it is one of ``known``
+    ({what it is: the tensor}, such as the module's input).
     """
     import torch
+
+    known = dict(known or {})
 
     class FixedDropout(torch.nn.Module):
         def __init__(self):
@@ -159,8 +162,9 @@ def fixed_dropout(keep, p: float, impl, where: str = "the attention weights (q_l
 
         def forward(self, x):
             if tuple(x.shape[-2:]) != tuple(self.keep.shape):
+                given = next((what for what, tensor in known.items() if x is tensor), "a tensor")
                 raise ContractError(
-                    f"the dropout was applied to a tensor of shape {tuple(x.shape)}; it belongs on {where}, "
+                    f"the dropout was applied to {given} of shape {tuple(x.shape)}; it belongs on {where}, "
                     f"whose last two axes here are {tuple(self.keep.shape)}"
                 )
             return x * self.keep.to(x.dtype) / (1 - self.p)

@@ -255,10 +255,10 @@ DROPOUT_P = "self.dropout.p"
 
 
 @probe(**{DROPOUT_P: EXACT})
-def dropout_built(impl, name, args, p):
-    """The probability of self.dropout of the module ``name`` built with ``args`` and dropout=p. Nothing runs
-    forward, so a dropout in the wrong place (its own checks say so) does not fail this one."""
-    return built_dropouts(impl, name, args, p, ["dropout"])
+def dropout_built(impl, name, args, p, paths=("dropout",)):
+    """The probability of each dropout at ``paths`` of the module ``name`` built with ``args`` and dropout=p.
+    Nothing runs forward, so a dropout in the wrong place (its own checks say so) does not fail this one."""
+    return built_dropouts(impl, name, args, p, list(paths))
 
 
 @probe(
