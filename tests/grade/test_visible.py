@@ -44,12 +44,16 @@ def hidden_calls(name: str) -> tuple[tuple[str, dict], ...]:
 
 def _data_inputs(inputs: dict, graded: tuple[str, ...]) -> dict:
     """The inputs a student could copy: arrays of more than one number, texts and token lists (not the name of
-    the module a probe builds, nor the arguments it builds it with)."""
+    the module a probe builds, the arguments it builds it with, nor the attributes it reads)."""
     return {
         key: value
         for key, value in inputs.items()
         if (isinstance(value, np.ndarray) and value.size > 1)
-        or (isinstance(value, (str, list, tuple, dict)) and not (key == "name" and value in graded) and key != "args")
+        or (
+            isinstance(value, (str, list, tuple, dict))
+            and not (key == "name" and value in graded)
+            and key not in ("args", "paths")
+        )
     }
 
 
