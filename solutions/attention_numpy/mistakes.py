@@ -216,7 +216,7 @@ MISTAKES = [
         old="shifted = x - np.max(x, axis=axis, keepdims=True)  # the largest entry of each slice becomes 0",
         new="x -= np.max(x, axis=axis, keepdims=True)\n    shifted = x",
         message="x -= ... changes the caller's array in place: after softmax(scores), scores holds the shifted "
-        "values. Compute a new array, shifted = x - np.max(x, axis=axis, keepdims=True).",
+        "values. Subtract into a new array (x minus its max, under a new name) and leave x as it came.",
     ),
     Mistake(
         id="basic_attention_scaled",
@@ -240,7 +240,7 @@ MISTAKES = [
         old="scores = q @ k.T  # (n, n)",
         new="scores = k @ q.T",
         message="The scores are k q^T, the transpose of q k^T: row i must hold query i's match with every key, "
-        "scores = q @ k.T.",
+        "so the queries come first, q times the keys transposed.",
     ),
     Mistake(
         id="qkv_scaled_by_d_v",
