@@ -34,12 +34,10 @@ from functools import cache
 from .. import KIT_ROOT, __version__
 from .. import assignment as assignments
 from ..author.notebook import kit_digest
-from ..grade.carry import carry_in_kernel
+from ..grade.carry import checked_in_kernel
 from ..grade.engine import run_check
-from ..grade.mistakes import name_mistakes
 from ..grade.plan import collect
 from ..grade.reference import Reference
-from ..public.loader import is_stub
 from ..public.probing import Implementation, run_probe
 from ..results.scoring import points_text, summarize
 from ..sandbox.host.session import StudentError
@@ -137,9 +135,7 @@ def grade_in_notebook(
             fixtures = {"student": InProcessStudent(namespace, graded), "reference": reference, "submission": None}
             return [run_check(check, fixtures) for check in plan if check.name == graded]
 
-        results, carried = carry_in_kernel(assignment, reference, name, namespace, run_checks(name), run_checks)
-        if not is_stub(namespace.get(name)):  # not started: no known mistake to name, as in grade-all
-            name_mistakes(assignment, name, results, set() if carried else None)  # carried: its own mistakes only
+        results, _ = checked_in_kernel(assignment, reference, name, namespace, run_checks)
     if any(r.internal_error for r in results):
         raise RuntimeError("the grading kit failed: " + "; ".join(r.message for r in results if r.internal_error))
     report = summarize(

@@ -581,3 +581,26 @@ def carry_in_kernel(assignment: Assignment, reference: Reference, name: str, nam
 
     carried = carry_forward(assignment.points, tuple(reached), calls, unfinished, results, rerun)
     return [result for result in results if result.name == name], carried.get(name, ())
+
+
+def checked_in_kernel(assignment: Assignment, reference: Reference, name: str, namespace: dict, run_checks):
+    """nbgrader's route for one graded name: its hidden checks on the kernel's code (``run_checks(name)``, as
+    ``carry_in_kernel`` takes it), error carried forward, and its known mistakes named as ``grade`` names
+    them: a called name's only where this name's code calls it and it fails its own checks.
+
+    Returns the name's results and the names the reference stood in for (none: ())."""
+    from ..public.loader import is_stub
+    from ..public.selfcheck import exercises_called
+    from .mistakes import name_mistakes
+
+    results, carried = carry_in_kernel(assignment, reference, name, namespace, run_checks(name), run_checks)
+    if is_stub(namespace.get(name)) or all(result.passed for result in results):
+        return results, carried  # not started, or nothing to explain
+    called = frozenset(exercises_called(namespace[name], name, assignment.graded, namespace))
+    failing = frozenset(
+        callee
+        for callee in called - set(carried)
+        if not all(result.passed for result in run_checks(callee) if result.kind == "hidden")
+    )
+    name_mistakes(assignment, name, results, failing, None, called, frozenset(carried))
+    return results, carried

@@ -401,16 +401,13 @@ class Grader:
         named: dict[str, set[str]] = {}
         for name in callees_first(self.assignment):
             mine = [r for r in hidden if r.name == name]
-            if name in carried:
-                if name not in source.unfinished:
-                    name_mistakes(self.assignment, name, mine, failed - set(carried[name]), named, frozenset())
-                named[name] = {m for r in mine for m in r.mistakes}
-                continue
-            callees = tuple(n for n in self.assignment.graded if n in calls.get(name, set()) & failed)
+            called = frozenset(calls.get(name, set()))
+            stood_in = frozenset(carried.get(name, ()))
+            callees = tuple(n for n in self.assignment.graded if n in (called & failed) - stood_in)
             if name not in source.unfinished:
-                name_mistakes(self.assignment, name, mine, failed, named, frozenset(callees))
+                name_mistakes(self.assignment, name, mine, frozenset(callees), named, called, stood_in)
             named[name] = {m for r in mine for m in r.mistakes}
-            if callees:
+            if callees and name not in carried:
                 for failing in _first_failures([r for r in results if r.name == name]):
                     failing.message = calls_failing(name, list(callees)) + "\n" + failing.message
         return source.unfinished

@@ -57,3 +57,27 @@ def require_own_attention(student, probe, inputs: dict, name: str) -> None:
         f"{name} calls PyTorch's own attention ({error.split('calls ', 1)[-1].split(':')[0] if error else ''}): "
         f"the exercise is to compute attention yourself, so {name} earns no points",
     )
+
+
+def require_dropouts_built(student, probe, name: str, args: list, p: float, paths=("dropout",), fix: str = "") -> None:
+    """Fail unless the module ``name`` built with ``args`` and dropout=p keeps p in each dropout at ``paths``, read
+    as built by ``probe`` (a probe that runs nothing forward). ``fix``: what to do, said after the first that does not."""
+    case = {"name": name, "args": list(args), "p": p, "paths": list(paths)}
+    got = student.run(probe.probe_id, case)
+    evidence = {
+        "probe_id": probe.probe_id,
+        "inputs": case,
+        "got": got,
+        "keys": tuple(PROBES[probe.probe_id].tolerances),
+    }
+    built = {key: float(got.get(key, float("nan"))) for key in got}
+    wrong = [key for key, value in built.items() if value != p]  # the number given, stored as given: exact
+    shown = f"{name}({', '.join(str(a) for a in args)}, dropout={p:g})"
+    require(
+        not wrong,
+        f"{shown}.{wrong[0].removeprefix('self.')} is {built[wrong[0]]:g}: "
+        + (fix or "build self.dropout = nn.Dropout(dropout), with the probability given")
+        if wrong
+        else "",
+        evidence,
+    )

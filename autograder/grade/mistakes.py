@@ -8,12 +8,17 @@ applied, it gives a wrong implementation. The kit uses the catalogue twice:
   on every failing case of the check (kind, shape, dtype and values), or, where the
   student's code raised, when it raises the same error (type and message). A mistake
   that equals the reference on a failing case cannot explain that failure, so it is
-  not named. A mistake of a called name is named only when that name itself fails
-  some check (code that passes all its own checks is not the one to fix), and only one
-  its own checks named, when they named any; the caller's own look-alike mistakes are
-  then not named beside it. While a called name the caller's code uses fails its own
-  checks, none of the caller's own mistakes is named (a look-alike may be the called
-  name's doing): the feedback says to fix the called name first.
+  not named. A mistake of a called name is named only when the student's code of the
+  checked name calls that name and that name itself fails some check (code that passes
+  all its own checks, or that the checked name never calls, is not the one to fix), and
+  only one its own checks named, when they named any; the caller's own look-alike
+  mistakes are then not named beside it. While a called name the caller's code uses
+  fails its own checks, none of the caller's own mistakes is named (a look-alike may be
+  the called name's doing): the feedback says to fix the called name first. A called
+  name's mistake that explains the failure while that name is not at fault is never
+  named: where nothing is, a hint says to look at how the caller calls it, or where it
+  does that work itself (public/selfcheck.py's ``attribute``, the same rule as the
+  notebook's checks).
 * mutation tests: the kit's own tests grade every mistake and require that it loses
   points on its own name, is named in the feedback, and keeps full marks elsewhere.
 """
@@ -29,6 +34,7 @@ from ..errors import KitError
 from ..public import wire
 from ..public.compare import matches
 from ..public.probing import PROBES, error_kind
+from ..public.selfcheck import attribute, common_mistakes, known_line, look_alike_line
 from ..results.model import CheckResult, by_check
 from .reference import Reference, exec_source, store_of
 
@@ -115,16 +121,15 @@ def diagnose(
     assignment: Assignment,
     name: str,
     failures: list[dict],
-    failed: set[str] | None = None,
-    named: dict[str, set[str]] | None = None,
     failing_callees: frozenset[str] = frozenset(),
+    named: dict[str, set[str]] | None = None,
 ) -> list[Mistake]:
     """The known mistakes that explain every failing case: each {"probe_id", "inputs", "got", "keys"} or {..., "error"}.
 
-    ``failed``: the graded names that lost points, when known (None: one name graded
-    alone, so any called name may be at fault); ``named``: the mistakes each called
-    name's own checks named; ``failing_callees``: the graded names the student's code of
-    ``name`` calls that lost points, whose mistakes only may be named.
+    failing_callees: the graded names the student's code of ``name`` calls that fail their
+    own checks: only their mistakes may be named, as theirs (and then none of ``name``'s
+    own); ``named``: the mistakes each called name's own checks named. Every suspect that
+    explains the failures is returned; ``attribute`` says which to name.
     """
     if not failures:
         return []
@@ -133,14 +138,15 @@ def diagnose(
     for mistake in suspects(assignment, name):
         if failing_callees and mistake.target == name:
             continue  # a called name fails: what looks like the caller's own mistake may be its doing
-        if failed is not None and mistake.target != name and mistake.target not in failed:
-            continue  # the called name passes all its own checks: its code is not the one to fix
-        if named and named.get(mistake.target) and mistake.id not in named[mistake.target] and mistake.target != name:
+        if (
+            named
+            and mistake.target in failing_callees
+            and named.get(mistake.target)
+            and mistake.id not in named[mistake.target]
+        ):
             continue  # the called name's own checks point to another of its mistakes
         if all(_explains(assignment, mistake, failure, key) for failure, key in zip(failures, keys)):
             found.append(mistake)
-    if failed is not None and any(mistake.target != name for mistake in found):
-        found = [mistake for mistake in found if mistake.target != name]  # the called name's mistake comes first
     return found
 
 
@@ -148,25 +154,38 @@ def name_mistakes(
     assignment: Assignment,
     name: str,
     results: list[CheckResult],
-    failed: set[str] | None = None,
-    named: dict[str, set[str]] | None = None,
     failing_callees: frozenset[str] = frozenset(),
+    named: dict[str, set[str]] | None = None,
+    called: frozenset[str] | None = None,
+    stood_in: frozenset[str] = frozenset(),
 ) -> None:
     """Name, for each check of ``name`` whose every failing case carries its evidence, the
     known mistakes that explain them all: in the first failing case's message, and as the
-    ``mistakes`` of each failing case. ``results``: that name's check results; the other
-    arguments are ``diagnose``'s."""
+    ``mistakes`` of each failing case. Where some mistakes explain every check that any
+    explains, only those are named (``common_mistakes``). A called name's mistake whose
+    name is not at fault is a hint in that message only. ``results``: that name's check results; ``failing_callees``
+    and ``named``: ``diagnose``'s; ``called``: the graded names the student's code of
+    ``name`` calls (None: not known, taken as all); ``stood_in``: those the reference stood
+    in for (error carried forward)."""
+    explained = []  # (the failing cases of a check, the mistakes that explain them all)
     for cases in by_check(results).values():
         failing = [c for c in cases if not c.passed]
         evidence = [c.evidence for c in failing if c.evidence]
-        if not failing or len(evidence) < len(failing):
-            continue
-        found = diagnose(assignment, name, evidence, failed, named, failing_callees)
-        for mistake in found:  # a called name's mistake is said to be that name's
-            where = "" if mistake.target == name else f" (in {mistake.target}, which {name} calls)"
-            failing[0].message += f"\nThis looks like a known mistake{where}: {mistake.message}"
+        if failing and len(evidence) == len(failing):
+            explained.append((failing, diagnose(assignment, name, evidence, failing_callees, named)))
+    only = common_mistakes([[m.id for m in found] for _, found in explained])
+    for failing, found in explained:
+        found = [m for m in found if only is None or m.id in only]
+        chosen, look_alikes = attribute(name, found, lambda m: m.target, failing_callees)
+        for mistake in chosen:
+            failing[0].message += known_line(name, mistake.target, mistake.message)
+        for mistake in look_alikes:
+            calls = called is None or mistake.target in called
+            failing[0].message += look_alike_line(
+                name, mistake.target, mistake.message, calls, mistake.target in stood_in
+            )
         for case in failing:
-            case.mistakes = [m.id for m in found]
+            case.mistakes = [m.id for m in chosen]
 
 
 def _explains(assignment: Assignment, mistake: Mistake, failure: dict, key: str) -> bool:

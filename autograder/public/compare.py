@@ -1,9 +1,11 @@
 """Compare a student's probe outputs with the expected ones and say where they differ.
 
 Messages name the output, then the first problem found, in this order: a missing
-output, a tensor expected but something else returned, the shape, the dtype, the
-device, then the first element that is off, with both values and how many elements
-are off. Inputs are never printed. What is compared is what arrived: the arrays'
+output, a tensor expected but something else returned, the shape (a list of another
+length: both lengths and where they first differ, and both lists when short), the
+dtype, the device, then the first element that is off, with both values, how many
+elements are off and the largest difference (nan and inf counted apart). Inputs are
+never printed here (the visible checks add theirs, which the student can see). What is compared is what arrived: the arrays'
 own dtypes and shapes, and the device each tensor's array came with.
 """
 
@@ -42,6 +44,8 @@ def kind_problem(
     if want_device is not None and got_device is None:
         return f"{key} should be a tensor, not a NumPy array or a Python value"
     if got.shape != want.shape:
+        if got.ndim == want.ndim == 1:
+            return length_problem(key, got, want)
         return f"{key} has shape {_shape(got)}; expected {_shape(want)}"
     if want.dtype.kind == "U" or got.dtype.kind == "U":
         if got.dtype.kind != want.dtype.kind:
@@ -55,6 +59,8 @@ def kind_problem(
 
 def first_difference(key: str, got: np.ndarray, want: np.ndarray, tolerance: Tolerance) -> str | None:
     if got.shape != want.shape:
+        if got.ndim == want.ndim == 1:
+            return length_problem(key, got, want)
         return f"{key} has shape {_shape(got)}; expected {_shape(want)}"
     if want.dtype.kind == "b" and got.dtype.kind not in "biu":
         return f"{key} should hold booleans (or 0/1), not {got.dtype}"
@@ -70,11 +76,44 @@ def first_difference(key: str, got: np.ndarray, want: np.ndarray, tolerance: Tol
     detail = f"got {_value(got[index])}, expected {_value(want[index])}"
     largest = ""
     if want.dtype.kind == "f" and got.dtype.kind in "fiu":
-        with np.errstate(invalid="ignore", over="ignore"):
-            gaps = np.abs(got.astype(np.float64) - want.astype(np.float64))
-        gaps = gaps[np.isfinite(gaps)]
-        largest = f"; the largest difference is {gaps.max():.3g}" if gaps.size else ""
+        largest = _largest(got.astype(np.float64), want.astype(np.float64), ~close)
     return f"{key}{where}: {detail} ({count}{largest}; tolerance: {_tolerance(tolerance)})"
+
+
+def _largest(got: np.ndarray, want: np.ndarray, off: np.ndarray) -> str:
+    """The largest difference among the values that are off; the nan and infinite values the code gave
+    where finite ones were expected are counted apart (a difference of theirs has no size)."""
+    broken = off & ~np.isfinite(got) & np.isfinite(want)
+    with np.errstate(invalid="ignore", over="ignore"):
+        gaps = np.abs(got - want)[off & ~broken]
+    gaps = gaps[np.isfinite(gaps)]
+    said = [f"the largest difference is {gaps.max():.3g}"] if gaps.size else []
+    nans, infinite = int(np.sum(broken & np.isnan(got))), int(np.sum(broken & np.isinf(got)))
+    said += [f"{n} {what} where a finite value is expected" for n, what in ((nans, "nan"), (infinite, "inf")) if n]
+    if (nans or infinite) and gaps.size:
+        said[0] = "among the finite ones, " + said[0]
+    return "; " + "; ".join(said) if said else ""
+
+
+def length_problem(key: str, got: np.ndarray, want: np.ndarray) -> str:
+    """A list (a 1-D output) of another length: both lengths, the first entry that differs, and both lists
+    in full when they are short (a token list, a vocabulary)."""
+    index = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+    first = (
+        f"the first difference is at index {index}: got {_value(got[index]) if index < len(got) else 'nothing'}, "
+        f"expected {_value(want[index]) if index < len(want) else 'nothing'}"
+    )
+    message = f"{key} has {len(got)} entries; expected {len(want)}: {first}"
+    if max(len(got), len(want)) <= SHOWN_IN_FULL:
+        message += f"\n  got:      {_listing(got)}\n  expected: {_listing(want)}"
+    return message
+
+
+SHOWN_IN_FULL = 24  # entries: a sentence's tokens or a small vocabulary, shown whole
+
+
+def _listing(array: np.ndarray) -> str:
+    return "[" + ", ".join(_value(value) for value in array) + "]"
 
 
 def _shape(array: np.ndarray) -> str:

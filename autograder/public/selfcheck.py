@@ -18,9 +18,13 @@ says its note (display_attention's figure made by pyplot, which a notebook shows
 
 A mistake's target is the graded name whose code holds it: a check of a name that calls
 another exercise (MultiHeadAttention calls scaled_dot_product_attention) names that
-exercise's mistakes as its, not as the caller's own. When a called exercise fails its
-own checks, the caller's report says so first, and none of the caller's own mistakes is
-named: what looks like one may be the called exercise's doing.
+exercise's mistakes as its, not as the caller's own, and only where the caller's code
+calls that exercise and the exercise fails its own checks (``attribute``). Then the
+caller's report says so first, and none of the caller's own mistakes is named: what
+looks like one may be the called exercise's doing. A called exercise's mistake whose
+outputs the caller gives while that exercise is not at fault (it passes, the reference
+stood in for it, or the caller does its work itself) is never named: where nothing else
+is, a hint says where to look instead (``look_alike_line``).
 
 Error carried forward: where an exercise a check's exercise calls fails its own checks,
 the checks run a second time with the reference standing in for it (public/carry.py),
@@ -113,6 +117,15 @@ def calls_failing(name: str, callees: list[str]) -> str:
     return f"{name} calls {listed}, which fail their own checks: fix them first."
 
 
+def demos_wait(name: str, callees) -> str:
+    """What a check carried forward adds: the demos run the student's own code, so they wait for the callees."""
+    callees = list(callees)
+    if len(callees) == 1:
+        return f"The demos that use {name} run your own {callees[0]}: they wait until it passes its own checks."
+    listed = ", ".join(callees[:-1]) + f" and {callees[-1]}"
+    return f"The demos that use {name} run your own {listed}: they wait until these pass their own checks."
+
+
 class VisibleChecks:
     """The visible checks of one assignment, from its visible data."""
 
@@ -130,38 +143,59 @@ class VisibleChecks:
         arrays = {key: wire.array_from_json(value) for key, value in check["arrays"].items()}
         return wire.unpack(check["inputs"], {key: np.asarray(value) for key, value in arrays.items()})
 
-    def run(self, impl: Implementation, name: str, failing_callees: tuple[str, ...] = ()) -> list[Outcome]:
+    def run(
+        self,
+        impl: Implementation,
+        name: str,
+        failing_callees: tuple[str, ...] = (),
+        called: tuple[str, ...] | None = None,
+    ) -> list[Outcome]:
         """Run the visible checks of ``name`` on an implementation in this process.
 
-        failing_callees: the exercises ``name`` calls that fail their own checks.
+        failing_callees: the exercises ``name`` calls that fail their own checks; called:
+        every exercise its code calls, directly or not (None: not known, taken as all).
         """
         stub = stub_message(getattr(impl, name))
         if stub is not None:
             message = f"NotImplementedError: {stub}"
             return [Outcome(name, check["title"], False, message, not_done=True) for check in self.checks(name)]
-        outcomes = []
-        for check in self.checks(name):
-            got, error = run_probe(check["probe"], impl, copy.deepcopy(self.inputs(check)))
-            outcomes.append(judge(check, got, error, impl.device, failing_callees))
-        return outcomes
+        runs = [
+            (check, *run_probe(check["probe"], impl, copy.deepcopy(self.inputs(check)))) for check in self.checks(name)
+        ]
+        only = common_mistakes([[m["id"] for m in _problem(c, got, error, impl.device)[1]] for c, got, error in runs])
+        return [judge(c, got, error, impl.device, failing_callees, called, only=only) for c, got, error in runs]
 
-    def run_carried(self, impl: Implementation, name: str, callees: tuple[str, ...], namespace: dict) -> list[Outcome]:
+    def run_carried(
+        self,
+        impl: Implementation,
+        name: str,
+        callees: tuple[str, ...],
+        namespace: dict,
+        called: tuple[str, ...] | None = None,
+    ) -> list[Outcome]:
         """The visible checks of ``name`` again, with the reference standing in for ``callees`` in ``namespace``
         (where the exercise looks them up): values only, answered from the reference's calls recorded on
-        each check's inputs."""
+        each check's inputs. called: as ``run``'s."""
         outcomes = []
         for check in self.checks(name):
-            outcome = self._carried_outcome(check, impl, callees, namespace)
+            outcome = self._carried_outcome(check, impl, callees, namespace, called)
             outcome.carried = callees
             outcomes.append(outcome)
         return outcomes
 
-    def _carried_outcome(self, check: dict, impl: Implementation, callees: tuple[str, ...], namespace: dict) -> Outcome:
+    def _carried_outcome(
+        self,
+        check: dict,
+        impl: Implementation,
+        callees: tuple[str, ...],
+        namespace: dict,
+        called: tuple[str, ...] | None,
+    ) -> Outcome:
         inputs = copy.deepcopy(self.inputs(check))
         recorded = check.get("carried")
         if recorded is None:  # the reference calls none of them on these inputs
             got, error = run_probe(check["probe"], impl, inputs)
-            return judge(check, got, error, impl.device)
+            return judge(check, got, error, impl.device, called=called, stood_in=callees)
         arrays = {key: np.asarray(wire.array_from_json(value)) for key, value in recorded["arrays"].items()}
         answers = Recorded(recorded["records"], arrays)
         substitutes = Substitutes(
@@ -172,7 +206,7 @@ class VisibleChecks:
         )
         with substitutes.installed([namespace]):
             got, error = run_probe(check["probe"], impl, inputs)
-        return judge(check, got, error, impl.device)
+        return judge(check, got, error, impl.device, called=called, stood_in=callees)
 
     def hidden_summary(self, name: str) -> str:
         hidden = self.data["hidden"].get(name, {})
@@ -184,43 +218,120 @@ class VisibleChecks:
 
 
 def judge(
-    check: dict, got: dict, error: str | None, device: str = "cpu", failing_callees: tuple[str, ...] = ()
+    check: dict,
+    got: dict,
+    error: str | None,
+    device: str = "cpu",
+    failing_callees: tuple[str, ...] = (),
+    called: tuple[str, ...] | None = None,
+    stood_in: tuple[str, ...] = (),
+    only: frozenset[str] | None = None,
 ) -> Outcome:
     """The outcome of one visible check, from the outputs of the student's code (or its error).
 
     failing_callees: the exercises the checked one calls that fail their own checks;
-    then only their mistakes are named, never the checked exercise's own.
+    then only their mistakes are named, never the checked exercise's own. called: every
+    exercise the checked one's code calls (None: not known, taken as all); stood_in: the
+    exercises the reference stood in for in this run; only: where given, the ids of the
+    mistakes that may be named (``common_mistakes``).
     """
     name, title = check["name"], check["title"]
-    suspects = [m for m in check["mistakes"] if not (failing_callees and m.get("target", name) == name)]
+    problem, found = _problem(check, got, error, device)
+    if problem is None:
+        return Outcome(name, title, True)
+    if check.get("note") and not error:
+        return Outcome(name, title, True, check["note"], note=True)
+    not_done = bool(error) and holds_stub(problem) and f"({name})" in problem  # its own stub, not a called one's
+    found = [m for m in found if only is None or m["id"] in only]
+    named, look_alikes = attribute(name, found, lambda m: m.get("target", name), failing_callees)
+    message = problem + shown_inputs(check)
+    message += "".join(known_line(name, m.get("target", name), m["message"]) for m in named)
+    message += "".join(
+        look_alike_line(
+            name, m["target"], m["message"], called is None or m["target"] in called, m["target"] in stood_in
+        )
+        for m in look_alikes
+    )
+    return Outcome(name, title, False, message, tuple(m["id"] for m in named), not_done=not_done)
+
+
+def _problem(check: dict, got: dict, error: str | None, device: str) -> tuple[str | None, list[dict]]:
+    """What is wrong on one visible check (None: nothing), and the stored mistakes whose outputs (or error)
+    are the student's."""
     if error:
-        not_done = holds_stub(error) and f"({name})" in error  # its own stub, not a called exercise's
-        named = [m for m in suspects if m.get("error") is not None and m["error"] == error_kind(error)]
-        message = error + "".join(_known(m, name) for m in named)
-        return Outcome(name, title, False, message, tuple(m["id"] for m in named), not_done=not_done)
+        return error, [m for m in check["mistakes"] if m.get("error") is not None and m["error"] == error_kind(error)]
     probe = PROBES[check["probe"]]
     keys = check["keys"] or list(probe.tolerances)
     tolerances = {key: probe.tolerances[key] for key in keys}
     want = {key: wire.array_from_json(value) for key, value in check["expected"].items()}
     problems = differences(got, want, tolerances, device=device, any_device=probe.any_device)
     if not problems:
-        return Outcome(name, title, True)
-    if check.get("note"):
-        return Outcome(name, title, True, check["note"], note=True)
-    message, named = problems[0], []
-    for mistake in (m for m in suspects if "outputs" in m):
-        wrong = {key: wire.array_from_json(value) for key, value in mistake["outputs"].items()}
-        if matches(got, wrong, {key: tolerances[key] for key in keys if key in wrong}):
-            message += _known(mistake, name)
-            named.append(mistake["id"])
-    return Outcome(name, title, False, message, tuple(named))
+        return None, []
+    return problems[0], [m for m in check["mistakes"] if "outputs" in m and _same_as(got, m["outputs"], tolerances)]
 
 
-def _known(mistake: dict, name: str) -> str:
+def common_mistakes(found: list[list[str]]) -> frozenset[str] | None:
+    """The mistakes to name on an exercise's failing checks, given the ids each one's outputs match: where
+    some mistakes match every check that matches any, those only (two mistakes that give the same outputs
+    on one check, softmax over dim=1 and over dim=-2 of 3-D scores, are told apart by another check);
+    None (no restriction) where none does."""
+    sets = [set(ids) for ids in found if ids]
+    if len(sets) < 2:
+        return None
+    common = set.intersection(*sets)
+    return frozenset(common) if common else None
+
+
+def shown_inputs(check: dict) -> str:
+    """The check's texts (a sentence, a list of sentences), which the student can see and compare with what
+    their code made of them; nothing for a check of arrays."""
+    texts = {
+        key: value
+        for key, value in check.get("inputs", {}).items()
+        if isinstance(value, str) or (isinstance(value, list) and value and all(isinstance(v, str) for v in value))
+    }
+    return "".join(f"\n  the check's {key}: {value!r}" for key, value in texts.items())
+
+
+def _same_as(got: dict, outputs: dict, tolerances: dict) -> bool:
+    """Whether the student's outputs equal a mistake's stored ones on every key both have."""
+    wrong = {key: wire.array_from_json(value) for key, value in outputs.items()}
+    return matches(got, wrong, {key: tolerance for key, tolerance in tolerances.items() if key in wrong})
+
+
+def attribute(name: str, found: list, target_of, failing_callees) -> tuple[list, list]:
+    """Of the known mistakes whose outputs a failing check of ``name`` shows (``found``), those to name and
+    those that only look alike: (named, look-alikes). ``target_of(mistake)``: the exercise holding it.
+
+    A mistake of an exercise ``name`` calls is named, as that exercise's, only where the
+    student's code of ``name`` calls it and it fails its own checks (``failing_callees``);
+    then none of ``name``'s own mistakes is named. Else ``name``'s own mistakes are named.
+    The other mistakes of called exercises, whose exercise is not at fault, only look
+    alike: given where nothing is named, never named themselves.
+    """
+    at_fault = [m for m in found if target_of(m) != name and target_of(m) in failing_callees]
+    own = [] if failing_callees else [m for m in found if target_of(m) == name]
+    named = at_fault or own
+    if named:
+        return named, []
+    return [], [m for m in found if target_of(m) != name and target_of(m) not in failing_callees]
+
+
+def known_line(name: str, target: str, message: str) -> str:
     """The line naming a known mistake: a called exercise's is said to be that exercise's."""
-    target = mistake.get("target", name)
     where = "" if target == name else f" (in {target}, which {name} calls)"
-    return f"\nThis looks like a known mistake{where}: {mistake['message']}"
+    return f"\nThis looks like a known mistake{where}: {message}"
+
+
+def look_alike_line(name: str, target: str, message: str, called: bool, stood_in: bool) -> str:
+    """The hint for outputs that a known mistake of ``target`` gives where ``target`` is not at fault:
+    ``name`` does that work itself, or calls ``target`` otherwise than it should."""
+    if not called:
+        why = f"{name} does not call {target}: look where it does that step itself"
+    else:
+        whose = f"the reference's {target} stood in for yours" if stood_in else f"your {target} passes its own checks"
+        why = f"{whose}: look at how {name} calls {target} (the arguments it passes) and what it does with the result"
+    return f"\nThis is what a known mistake of {target} gives, yet {why}. That mistake: {message}"
 
 
 def report(name: str, outcomes: list[Outcome], hidden: str = "", failing_callees: tuple[str, ...] = ()) -> str:
@@ -236,7 +347,7 @@ def report(name: str, outcomes: list[Outcome], hidden: str = "", failing_callees
         return f"{name}: not done yet. {first}"
     carried = next((o.carried for o in outcomes if o.carried), ())
     if carried:
-        lines = [carried_note(name, carried, verb="checked") + "."]
+        lines = [carried_note(name, carried, verb="checked") + ".", demos_wait(name, carried)]
     elif failing_callees and passed < len(outcomes):
         lines = [calls_failing(name, list(failing_callees))]
     else:

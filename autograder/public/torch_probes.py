@@ -96,14 +96,34 @@ def registered(impl, name: str, args) -> dict:
     return {"registered": np.bool_(True)}
 
 
-def dropout_probability(layer) -> np.float64:
-    """The probability of the module's ``dropout`` as built (nan where it has no such attribute with a p),
-    read before a probe puts a fixed pattern in its place."""
-    p = getattr(getattr(layer, "dropout", None), "p", None)
+def dropout_probability(layer, path: str = "dropout") -> np.float64:
+    """The probability of the dropout module at ``path`` ("dropout", "sublayer.0.dropout") of a module as
+    built (nan where it has no such module with a p), read before a probe puts a fixed pattern in its place."""
+    node = layer
+    for part in path.split("."):
+        try:
+            node = node[int(part)] if part.isdigit() else getattr(node, part)
+        except Exception:
+            return np.float64(np.nan)
+    p = getattr(node, "p", None)
     try:
         return np.float64(float(p))  # type: ignore[arg-type]  # None or another type: nan below
     except (TypeError, ValueError):
         return np.float64(np.nan)
+
+
+def dropout_key(path: str) -> str:
+    """How a probe's output names the probability of the dropout at ``path``: "self.sublayer[0].dropout.p"."""
+    return (
+        "self." + "".join(f"[{part}]" if part.isdigit() else f".{part}" for part in path.split(".")).lstrip(".") + ".p"
+    )
+
+
+def built_dropouts(impl, name: str, args, p: float, paths) -> dict:
+    """The module ``name`` built with ``args`` and dropout=p: the probability of each of its dropouts at
+    ``paths``, as built. No forward pass runs, so where a dropout acts (checked elsewhere) cannot fail this."""
+    layer = module(impl, name, *args, dropout=p)
+    return {dropout_key(path): dropout_probability(layer, path) for path in paths}
 
 
 def grad(tensor):
@@ -120,16 +140,19 @@ def pair(result, what: str):
     return result
 
 
-def fixed_dropout(keep, p: float, impl, where: str = "the attention weights (q_len, k_len)"):
+def fixed_dropout(keep, p: float, impl, where: str = "the attention weights (q_len, k_len)", known=None):
     """A dropout whose kept entries are known: x * keep / (1 - p), keep the shape of x's last two axes.
 
     The pattern depends only on those two axes (for attention weights, a weight's query
     and key), never on how the code lays out the others: the same weights are dropped
     whether the heads are an axis of their own, folded into the batch, or attended to one
     at a time in a loop. A tensor whose last two axes are not keep's is refused, naming
-    ``where`` the dropout belongs.
+    ``where`` the dropout belongs, and the tensor it was given where it is one of ``known``
+    ({what it is: the tensor}, such as the module's input).
     """
     import torch
+
+    known = dict(known or {})
 
     class FixedDropout(torch.nn.Module):
         def __init__(self):
@@ -139,8 +162,9 @@ def fixed_dropout(keep, p: float, impl, where: str = "the attention weights (q_l
 
         def forward(self, x):
             if tuple(x.shape[-2:]) != tuple(self.keep.shape):
+                given = next((what for what, tensor in known.items() if x is tensor), "a tensor")
                 raise ContractError(
-                    f"the dropout was applied to a tensor of shape {tuple(x.shape)}; it belongs on {where}, "
+                    f"the dropout was applied to {given} of shape {tuple(x.shape)}; it belongs on {where}, "
                     f"whose last two axes here are {tuple(self.keep.shape)}"
                 )
             return x * self.keep.to(x.dtype) / (1 - self.p)

@@ -14,7 +14,8 @@ MISTAKES = [
     return exponentials / np.sum(exponentials, axis=axis, keepdims=True)""",
         new="""    exponentials = np.exp(x - np.max(x))
     return exponentials / np.sum(exponentials)""",
-        message="The softmax normalises the whole array at once (np.sum without an axis): sum along `axis` with keepdims=True, so that each row sums to 1.",
+        message="The softmax normalises the whole array at once (np.sum without an axis): sum along `axis` with "
+        "keepdims=True, so that each slice along `axis` sums to 1 (each row, for the default axis=-1).",
     ),
     Mistake(
         id="softmax_overflows",
@@ -200,5 +201,102 @@ MISTAKES = [
         new="angle = position / 10000 ** (two_i / 2 / d_model)",
         message="The exponent is i / d_model, with i the pair's number (0, 1, 2, ...): the paper's exponent is "
         "2i / d_model, the even column's index over d_model.",
+    ),
+    Mistake(
+        id="softmax_sum_over_axis_0",
+        target="softmax",
+        old="return exponentials / np.sum(exponentials, axis=axis, keepdims=True)",
+        new="return exponentials / np.sum(exponentials, axis=0, keepdims=True)",
+        message="The max is taken along `axis` but the sum always along axis 0 (a hard-coded axis=0 in np.sum): "
+        "pass `axis` to np.sum too, so that each slice along `axis` sums to 1.",
+    ),
+    Mistake(
+        id="softmax_in_place",
+        target="softmax",
+        old="shifted = x - np.max(x, axis=axis, keepdims=True)  # the largest entry of each slice becomes 0",
+        new="x -= np.max(x, axis=axis, keepdims=True)\n    shifted = x",
+        message="x -= ... changes the caller's array in place: after softmax(scores), scores holds the shifted "
+        "values. Subtract into a new array (x minus its max, under a new name) and leave x as it came.",
+    ),
+    Mistake(
+        id="basic_attention_scaled",
+        target="basic_self_attention",
+        old="weights = softmax(x @ x.T, axis=-1)  # (n, n)",
+        new="weights = softmax(x @ x.T / np.sqrt(x.shape[-1]), axis=-1)",
+        message="The similarities are divided by sqrt(d): basic self-attention has no scale, softmax(x x^T) x. The "
+        "1/sqrt(d_k) comes with queries and keys, in qkv_attention.",
+    ),
+    Mistake(
+        id="qkv_softmax_over_columns",
+        target="qkv_attention",
+        old="return softmax(scores, axis=-1) @ v  # (n, d_v)",
+        new="return softmax(scores, axis=0) @ v",
+        message="The softmax of the scores runs down the columns (axis=0): each ROW, one query's scores against "
+        "every key, must sum to 1: softmax(scores, axis=-1).",
+    ),
+    Mistake(
+        id="qkv_scores_transposed",
+        target="qkv_attention",
+        old="scores = q @ k.T  # (n, n)",
+        new="scores = k @ q.T",
+        message="The scores are k q^T, the transpose of q k^T: row i must hold query i's match with every key, "
+        "so the queries come first, q times the keys transposed.",
+    ),
+    Mistake(
+        id="qkv_scaled_by_d_v",
+        target="qkv_attention",
+        old="scores = scores / np.sqrt(k.shape[-1])",
+        new="scores = scores / np.sqrt(v.shape[-1])",
+        message="The scores are divided by the square root of the values' width, d_v: the scale is 1/sqrt(d_k), "
+        "the width of the queries and keys, k.shape[-1]. The two differ when W_v has another width than W_k.",
+    ),
+    Mistake(
+        id="mha_heads_reshaped_straight",
+        target="multi_head_attention",
+        old="""    heads = []
+    for h in range(n_heads):
+        columns = slice(h * d_k, (h + 1) * d_k)  # this head's share of the features
+        heads.append(qkv_attention(x, W_q[:, columns], W_k[:, columns], W_v[:, columns]))  # (n, d_k)
+    return np.concatenate(heads, axis=-1) @ W_o  # (n, d_model)""",
+        new="""    n = x.shape[0]
+    q, k, v = ((x @ W).reshape(n_heads, n, d_k) for W in (W_q, W_k, W_v))
+    weights = softmax(q @ k.transpose(0, 2, 1) / np.sqrt(d_k), axis=-1)
+    return (weights @ v).reshape(n, n_heads * d_k) @ W_o""",
+        message="The projected queries, keys and values are reshaped straight to (n_heads, n, d_k), which mixes "
+        "tokens into heads (head 0 gets all of token 0's features, then token 1's, ...). Head h holds columns "
+        "h*d_k up to (h+1)*d_k - 1 of every token: reshape to (n, n_heads, d_k) and then put the heads first with "
+        "transpose(1, 0, 2) (and back before joining), or slice the columns of W_q, W_k and W_v per head.",
+    ),
+    Mistake(
+        id="mha_output_projection_transposed",
+        target="multi_head_attention",
+        old="return np.concatenate(heads, axis=-1) @ W_o  # (n, d_model)",
+        new="return np.concatenate(heads, axis=-1) @ W_o.T",
+        message="The joined heads are multiplied by W_o.T: like W_q, W_k and W_v, W_o maps the features on its rows "
+        "to those on its columns, so the output is concat(heads) @ W_o.",
+    ),
+    Mistake(
+        id="mha_strided_head_columns",
+        target="multi_head_attention",
+        old="columns = slice(h * d_k, (h + 1) * d_k)  # this head's share of the features",
+        new="columns = slice(h, None, n_heads)",
+        message="Head h takes every n_heads-th column (W_q[:, h::n_heads]): it takes one block of d_k columns side "
+        "by side, h*d_k up to (h+1)*d_k - 1, W_q[:, h*d_k:(h+1)*d_k] (and the same of W_k and W_v).",
+    ),
+    Mistake(
+        id="positional_position_multiplied",
+        target="positional_encoding",
+        old="angle = position / 10000 ** (two_i / d_model)",
+        new="angle = position * 10000 ** (two_i / d_model)",
+        message="The position is multiplied by 10000^(2i/d_model): it is divided by it, pos / 10000^(2i/d_model), "
+        "so that the later pairs of features turn more slowly (wavelengths from 2*pi up to 10000*2*pi).",
+    ),
+    Mistake(
+        id="positional_integer_division",
+        target="positional_encoding",
+        old="angle = position / 10000 ** (two_i / d_model)",
+        new="angle = position / 10000 ** (two_i // d_model)",
+        message="The exponent uses integer division (2 * i // d_model is 0 for every pair, so every pair turns at "
+        "the same speed): divide with /, so that 2i / d_model grows from 0 towards 1 along the features.",
     ),
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 # Relative, so that this file works unchanged in the kit and in the self-check bundle.
-from ...public.probing import ContractError, Tolerance, probe
+from ...public.probing import EXACT, ContractError, Tolerance, probe
 
 # The inputs are float64 (16 significant digits); a correct implementation that sums
 # in another order (einsum, loops, @) agrees to about 1e-14 relative. The tolerance
@@ -27,9 +27,12 @@ def _copy(array) -> np.ndarray:
     return np.array(array, dtype=np.float64, copy=True)
 
 
-@probe(out=FLOAT64)
+@probe(out=FLOAT64, input_kept=EXACT)
 def softmax(impl, x, axis=-1):
-    return {"out": _array(impl.softmax(_copy(x), axis=axis), "softmax")}
+    """The softmax, and whether the array it was given is unchanged after the call (a caller's scores)."""
+    given = _copy(x)
+    out = _array(impl.softmax(given, axis=axis), "softmax")
+    return {"out": out, "input_kept": np.bool_(np.array_equal(given, x, equal_nan=True))}
 
 
 @probe(out=FLOAT64)

@@ -226,4 +226,92 @@ MISTAKES = [
         message="sublayer[0] wraps the feed-forward network too, so one norm serves both sublayers and sublayer[1] "
         "is never used: the feed-forward network goes through sublayer[1].",
     ),
+    Mistake(
+        id="layernorm_over_the_sequence",
+        target="LayerNorm",
+        old="mean = x.mean(dim=-1, keepdim=True)  # (..., 1)\n        var = x.var(dim=-1, keepdim=True, unbiased=False)",
+        new="mean = x.mean(dim=(-2, -1), keepdim=True)\n        var = x.var(dim=(-2, -1), keepdim=True, unbiased=False)",
+        message="The mean and variance are taken over a whole sequence (dim=(-2, -1): its tokens and their "
+        "features), so every token is normalised with the statistics of its neighbours: take them over each "
+        "token's own features, the last axis only, x.mean(dim=-1, keepdim=True).",
+    ),
+    Mistake(
+        id="layernorm_eps_not_kept",
+        target="LayerNorm",
+        old="""self.eps = eps
+        ### END SOLUTION
+
+    def forward(self, x):
+        ### BEGIN SOLUTION
+        mean = x.mean(dim=-1, keepdim=True)  # (..., 1)
+        var = x.var(dim=-1, keepdim=True, unbiased=False)  # (..., 1)
+        return self.weight * (x - mean) / torch.sqrt(var + self.eps)""",
+        new="""### END SOLUTION
+
+    def forward(self, x):
+        ### BEGIN SOLUTION
+        mean = x.mean(dim=-1, keepdim=True)
+        var = x.var(dim=-1, keepdim=True, unbiased=False)
+        return self.weight * (x - mean) / torch.sqrt(var + 1e-5)""",
+        message="The eps given is not kept: the norm adds 1e-5 whatever eps it was built with, and has no self.eps. "
+        "Keep the argument as the attribute self.eps in __init__, and add self.eps to the variance.",
+    ),
+    Mistake(
+        id="ffn_dropout_on_the_input",
+        target="PositionwiseFeedForward",
+        old="hidden = self.dropout(torch.relu(self.w_1(x)))",
+        new="hidden = torch.relu(self.w_1(self.dropout(x)))",
+        message="The dropout acts on the network's input x: it acts on the hidden layer, after the ReLU and before "
+        "w_2, w_2(dropout(relu(w_1(x)))) (SublayerConnection drops the sublayer's output).",
+    ),
+    Mistake(
+        id="encoder_attention_dropout_not_passed",
+        target="EncoderLayer",
+        old="self.self_attn = MultiHeadAttention(d_model, n_heads, dropout)",
+        new="self.self_attn = MultiHeadAttention(d_model, n_heads)",
+        message="self_attn is built without the dropout given, so MultiHeadAttention keeps its default 0.1 (and a "
+        "layer built with dropout=0 still drops attention weights): pass it on, "
+        "MultiHeadAttention(d_model, n_heads, dropout), as to the feed-forward network and both sublayers.",
+    ),
+    Mistake(
+        id="encoder_sublayers_swapped",
+        target="EncoderLayer",
+        old="x = self.sublayer[0](x, lambda y: self.self_attn(y, y, y, mask)[0])  # (batch, seq, d_model)\n        return self.sublayer[1](x, self.feed_forward)",
+        new="x = self.sublayer[0](x, self.feed_forward)\n        return self.sublayer[1](x, lambda y: self.self_attn(y, y, y, mask)[0])",
+        message="The feed-forward network comes first and self-attention second: the layer attends first, "
+        "x = sublayer[0](x, attend), then feeds each token forward, sublayer[1](x, self.feed_forward).",
+    ),
+    Mistake(
+        id="encoder_extra_residual",
+        target="EncoderLayer",
+        old="x = self.sublayer[0](x, lambda y: self.self_attn(y, y, y, mask)[0])",
+        new="x = x + self.sublayer[0](x, lambda y: self.self_attn(y, y, y, mask)[0])",
+        message="x is added to what SublayerConnection returns, a second residual: SublayerConnection already adds "
+        "x (and normalises the sum), so the layer takes its result as it is, x = sublayer[0](x, attend).",
+    ),
+    Mistake(
+        id="encoder_feed_forward_forgotten",
+        target="EncoderLayer",
+        old="return self.sublayer[1](x, self.feed_forward)",
+        new="return x",
+        message="The layer returns after self-attention: the feed-forward network never runs. Return "
+        "sublayer[1](x, self.feed_forward).",
+    ),
+    Mistake(
+        id="encoder_sublayer_given_a_tensor",
+        target="EncoderLayer",
+        old="x = self.sublayer[0](x, lambda y: self.self_attn(y, y, y, mask)[0])",
+        new="x = self.sublayer[0](x, self.self_attn(x, x, x, mask)[0])",
+        message="SublayerConnection is given a tensor, the output of self_attn(x, x, x, mask), where it takes a "
+        "function that it calls on its input (hence \"'Tensor' object is not callable\"): pass "
+        "lambda y: self.self_attn(y, y, y, mask)[0], and the module self.feed_forward itself, not its output.",
+    ),
+    Mistake(
+        id="encoder_mask_inverted",
+        target="EncoderLayer",
+        old="self.self_attn(y, y, y, mask)[0]",
+        new="self.self_attn(y, y, y, None if mask is None else ~mask)[0]",
+        message="The mask reaches self-attention inverted (~mask): here True marks a real token, which may be "
+        "attended to, and False the padding (the convention of MultiHeadAttention's mask). Pass the mask as it is.",
+    ),
 ]

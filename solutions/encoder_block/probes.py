@@ -10,11 +10,22 @@ with a fixed, known dropout pattern put in place of the module's ``dropout``.
 
 from __future__ import annotations
 
+import numpy as np
+
 # Relative imports, so that this file works unchanged in the kit (autograder.course.encoder_block)
 # and in the students' self-check bundle. PyTorch is imported inside the probes that use it:
 # the grader reads the probes' tolerances without it.
 from ...public.probing import EXACT, ContractError, Tolerance, probe
-from ...public.torch_probes import dropout_probability, fixed_dropout, grad, load, module, registered, unregistered
+from ...public.torch_probes import (
+    built_dropouts,
+    dropout_key,
+    fixed_dropout,
+    grad,
+    load,
+    module,
+    registered,
+    unregistered,
+)
 
 # float32 keeps about 7 significant digits (eps = 1.2e-7). A correct implementation may
 # sum in another order than the reference (a variance as mean(x^2) - mean(x)^2, einsum
@@ -66,8 +77,9 @@ def load_weights(layer, weights: dict, impl, name: str) -> None:
         load(parameter(layer, path, name), array, impl, shown)
 
 
-def set_mode(layer, keep, p: float, impl, where: str) -> None:
-    """Eval mode; or, when ``keep`` is given, train mode with layer.dropout replaced by a known pattern."""
+def set_mode(layer, keep, p: float, impl, where: str, known=None) -> None:
+    """Eval mode; or, when ``keep`` is given, train mode with layer.dropout replaced by a known pattern
+    (``known``: the tensors its refusal may name, fixed_dropout's)."""
     import torch
 
     if keep is None:
@@ -75,7 +87,7 @@ def set_mode(layer, keep, p: float, impl, where: str) -> None:
     else:
         # Put in place even where the module has no dropout attribute of its own: code that
         # never calls self.dropout computes without one, and the feedback can say so.
-        layer.dropout = fixed_dropout(keep, p, impl, where)
+        layer.dropout = fixed_dropout(keep, p, impl, where, known)
         layer.train()
     # A dropout drawn at random where the contract has none draws the same numbers in
     # every run, so that the feedback can recognise the known mistake that makes it.
@@ -99,6 +111,13 @@ def layer_norm(impl, d_model, eps, weight, bias, x, grad_out):
         "grad_weight": grad(layer.weight),
         "grad_bias": grad(layer.bias),
     }
+
+
+@probe(eps=EXACT)
+def layer_norm_eps(impl, d_model, eps):
+    """The eps a LayerNorm built with ``eps`` keeps as self.eps (nan where it keeps none): the number given."""
+    value = getattr(module(impl, "LayerNorm", d_model, eps=eps), "eps", None)
+    return {"eps": np.float64(value) if isinstance(value, (int, float)) else np.float64(np.nan)}
 
 
 @probe(weight=EXACT, bias=EXACT)
@@ -129,29 +148,36 @@ def registration(impl, name, args):
 FEED_FORWARD = ("w_1", "w_2")
 
 
-# The probability a module's self.dropout was built with, read before a fixed pattern replaces it:
-# the number given, stored as given.
-DROPOUT_P = "self.dropout.p"
+# The probability each dropout of a module was built with: the number given, stored as given.
+DROPOUT_P = dropout_key("dropout")
+# An EncoderLayer passes its dropout on to the MultiHeadAttention it builds (given code, so its dropout is
+# read as built). Its feed-forward network and sublayers are exercises with probability checks of their own,
+# and the reference stands in for them where they fail (error carried forward), which keeps no attributes.
+LAYER_DROPOUTS = ("self_attn.dropout",)
+
+
+@probe(**{dropout_key(path): EXACT for path in ("dropout", *LAYER_DROPOUTS)})
+def dropout_built(impl, name, args, p, paths=("dropout",)):
+    """The probability of each dropout at ``paths`` of the module ``name`` built with ``args`` and dropout=p.
+    Nothing runs forward, so a dropout in the wrong place (its own checks say so) does not fail this one."""
+    return built_dropouts(impl, name, args, p, list(paths))
 
 
 @probe(
     out=FLOAT32,
     grad_x=GRADIENT,
     **{f"grad_{w}.{part}": GRADIENT for w in FEED_FORWARD for part in ("weight", "bias")},
-    **{DROPOUT_P: EXACT},
 )
 def feed_forward(impl, d_model, d_ff, weights, x, grad_out, p=0.0, keep=None):
     """PositionwiseFeedForward with the given weights, built with dropout p, in eval mode;
-    in train mode when ``keep`` (seq, d_ff) is given, with that pattern as its dropout
-    (self.dropout.p: its probability as built)."""
+    in train mode when ``keep`` (seq, d_ff) is given, with that pattern as its dropout."""
     layer = module(impl, "PositionwiseFeedForward", d_model, d_ff, dropout=p)
     load_weights(layer, weights, impl, "PositionwiseFeedForward")
-    built = dropout_probability(layer)
-    set_mode(layer, keep, p, impl, "the hidden layer (batch, seq, d_ff)")
     x = impl.tensor(x).requires_grad_(True)
+    set_mode(layer, keep, p, impl, "the hidden layer (batch, seq, d_ff)", {"the network's input x": x})
     out = layer(x)
     (out * impl.tensor(grad_out)).sum().backward()
-    outputs = {DROPOUT_P: built, "out": out, "grad_x": grad(x)}
+    outputs = {"out": out, "grad_x": grad(x)}
     for path in weights:
         outputs[f"grad_{path}"] = grad(parameter(layer, path, "PositionwiseFeedForward"))
     return outputs
@@ -160,11 +186,10 @@ def feed_forward(impl, d_model, d_ff, weights, x, grad_out, p=0.0, keep=None):
 # ------------------------------------------------------------------ add & norm
 
 
-@probe(out=FLOAT32, grad_x=GRADIENT, **{DROPOUT_P: EXACT})
+@probe(out=FLOAT32, grad_x=GRADIENT)
 def sublayer_connection(impl, d_model, weights, sublayer, x, grad_out, p=0.0, keep=None):
     """SublayerConnection around a linear sublayer (sublayer: its weight and bias), norm weights given;
-    eval mode, or train mode with the pattern ``keep`` (seq, d_model) as its dropout (self.dropout.p:
-    its probability as built)."""
+    eval mode, or train mode with the pattern ``keep`` (seq, d_model) as its dropout."""
     import torch
 
     layer = module(impl, "SublayerConnection", d_model, dropout=p)
@@ -172,12 +197,11 @@ def sublayer_connection(impl, d_model, weights, sublayer, x, grad_out, p=0.0, ke
     inner = torch.nn.Linear(d_model, d_model).to(impl.device)
     load(inner.weight, sublayer["weight"], impl, "the sublayer's weight")
     load(inner.bias, sublayer["bias"], impl, "the sublayer's bias")
-    built = dropout_probability(layer)
     set_mode(layer, keep, p, impl, "the sublayer's output (batch, seq, d_model)")
     x = impl.tensor(x).requires_grad_(True)
     out = layer(x, inner)
     (out * impl.tensor(grad_out)).sum().backward()
-    return {DROPOUT_P: built, "out": out, "grad_x": grad(x)}
+    return {"out": out, "grad_x": grad(x)}
 
 
 # ------------------------------------------------------------------ the layer

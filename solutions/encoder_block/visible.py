@@ -53,24 +53,30 @@ def encoder_inputs(seed, batch, seq, d_model, n_heads, d_ff, **extra):
 
 
 VISIBLE = [
+    # eps 0.1, large enough that sqrt(var + eps) and std + eps differ here: an unbiased variance with eps in
+    # the root is told apart from the unbiased std plus eps, and an eps not passed on shows.
     Visible(
         "LayerNorm",
-        "normalises each token of a (2, 3, 4) input over its 4 features, then scales and shifts",
+        "normalises each token of a (2, 3, 4) input over its 4 features, then scales and shifts (eps 0.1)",
         probes.layer_norm,
-        layer_norm_inputs(1001, (2, 3, 4)),
+        layer_norm_inputs(1001, (2, 3, 4), eps=0.1),
+        keys=("out",),
+    ),
+    # Two sequences, so that statistics over a whole sequence differ from those over the whole tensor.
+    Visible(
+        "LayerNorm",
+        "normalises tokens whose features barely vary (std 0.01), where eps weighs: (x - mean) / sqrt(var + eps)",
+        probes.layer_norm,
+        layer_norm_inputs(1005, (2, 2, 6), scale=0.01),
         keys=("out",),
     ),
     Visible(
-        "LayerNorm",
-        "keeps eps inside the square root: tokens whose features barely vary (std 0.01)",
-        probes.layer_norm,
-        layer_norm_inputs(1005, (1, 2, 6), scale=0.01),
-        keys=("out",),
+        "LayerNorm", "keeps the eps given as self.eps (eps=0.001)", probes.layer_norm_eps, {"d_model": 3, "eps": 1e-3}
     ),
     Visible("LayerNorm", "starts with weight 1 and bias 0", probes.layer_norm_start, {"d_model": 3}),
     Visible(
         "LayerNorm",
-        "registers its parameters (nn.Parameter, nn.ModuleList), so that .to(), .eval() and the optimizer reach them",
+        "registers weight and bias as nn.Parameter (not plain tensors), so that .to() and the optimizer reach them",
         probes.registration,
         {"name": "LayerNorm", "args": [5]},
     ),
@@ -98,13 +104,13 @@ VISIBLE = [
     Visible(
         "PositionwiseFeedForward",
         "builds self.dropout with the probability given (dropout=0.5)",
-        probes.feed_forward,
-        feed_forward_inputs(1019, 1, 3, 4, 6, p=0.5, keep=keep_mask(1023, 3, 6)),
-        keys=(probes.DROPOUT_P,),
+        probes.dropout_built,
+        {"name": "PositionwiseFeedForward", "args": [4, 6], "p": 0.5},
     ),
     Visible(
         "PositionwiseFeedForward",
-        "registers its parameters and submodules (nn.Parameter, nn.ModuleList), so that .to(), .eval() and the optimizer reach them",
+        "keeps w_1, w_2 and dropout as attributes of their own (not in a Python list), so that .to(), .eval() and "
+        "the optimizer reach them",
         probes.registration,
         {"name": "PositionwiseFeedForward", "args": [4, 8, 0.1]},
     ),
@@ -125,13 +131,12 @@ VISIBLE = [
     Visible(
         "SublayerConnection",
         "builds self.dropout with the probability given (dropout=0.5)",
-        probes.sublayer_connection,
-        sublayer_inputs(1037, 1, 3, 4, p=0.5, keep=keep_mask(1041, 3, 4)),
-        keys=(probes.DROPOUT_P,),
+        probes.dropout_built,
+        {"name": "SublayerConnection", "args": [4], "p": 0.5},
     ),
     Visible(
         "SublayerConnection",
-        "registers its parameters and submodules (nn.Parameter, nn.ModuleList), so that .to(), .eval() and the optimizer reach them",
+        "keeps its norm and dropout as attributes of their own, so that .to(), .eval() and the optimizer reach them",
         probes.registration,
         {"name": "SublayerConnection", "args": [4, 0.1]},
     ),
@@ -151,7 +156,14 @@ VISIBLE = [
     ),
     Visible(
         "EncoderLayer",
-        "registers its parameters and submodules (nn.Parameter, nn.ModuleList), so that .to(), .eval() and the optimizer reach them",
+        "builds self_attn with the dropout given (dropout=0.5)",
+        probes.dropout_built,
+        {"name": "EncoderLayer", "args": [4, 2, 8], "p": 0.5, "paths": list(probes.LAYER_DROPOUTS)},
+    ),
+    Visible(
+        "EncoderLayer",
+        "keeps its sublayers in an nn.ModuleList (not a Python list), so that .to(), .eval() and the optimizer "
+        "reach them",
         probes.registration,
         {"name": "EncoderLayer", "args": [4, 2, 8, 0.1]},
     ),

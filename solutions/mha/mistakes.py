@@ -622,4 +622,29 @@ MISTAKES = [
         message="encode appends an end token, stoi['<eos>'], as sequence-to-sequence code does: this vocabulary has "
         "none ('<pad>' and '<unk>' are its only specials), so the look-up fails. Encode the text's own tokens only.",
     ),
+    Mistake(
+        id="mask_complemented",
+        target="scaled_dot_product_attention",
+        old='scores = scores.masked_fill(mask == 0, float("-inf"))',
+        new='scores = scores.masked_fill(~mask, float("-inf"))',
+        message="~mask is right for a bool mask only: on a 0/1 integer mask, which the contract allows, ~ flips "
+        "every bit (~1 is -2, ~0 is -1), so every key is blocked and the weights are nan. Compare instead: "
+        "masked_fill(mask == 0, float('-inf')), right for both.",
+    ),
+    Mistake(
+        id="attention_dropout_ignored",
+        target="scaled_dot_product_attention",
+        old="weights = attn_probs if dropout is None else dropout(attn_probs)",
+        new="weights = attn_probs",
+        message="The dropout given is never applied: when dropout is not None, the weights that multiply V are "
+        "dropout(attn_probs) (and attn_probs, before dropout, is what the function returns).",
+    ),
+    Mistake(
+        id="mha_dropout_not_passed",
+        target="MultiHeadAttention",
+        old="A, attn_probs = scaled_dot_product_attention(Q, K, V, mask, self.dropout)",
+        new="A, attn_probs = scaled_dot_product_attention(Q, K, V, mask)",
+        message="self.dropout never reaches the attention weights: the layer calls scaled_dot_product_attention "
+        "without it. Pass it on, scaled_dot_product_attention(Q, K, V, mask, self.dropout).",
+    ),
 ]

@@ -15,7 +15,7 @@ import numpy as np
 # inside the probes that use it: the grader reads the probes' tolerances without it.
 from ...public.probing import EXACT, ContractError, Tolerance, probe
 from ...public.torch_probes import (
-    dropout_probability,
+    built_dropouts,
     fixed_dropout,
     from_pyplot,
     grad,
@@ -250,23 +250,27 @@ def row_sums(attn_probs) -> dict:
 WEIGHTS = ("Wq", "Wk", "Wv", "Wo")
 
 
-# The probability a module's self.dropout was built with, read before the fixed pattern replaces it:
-# the number given, stored as given.
+# The probability a module's self.dropout was built with: the number given, stored as given.
 DROPOUT_P = "self.dropout.p"
+
+
+@probe(**{DROPOUT_P: EXACT})
+def dropout_built(impl, name, args, p, paths=("dropout",)):
+    """The probability of each dropout at ``paths`` of the module ``name`` built with ``args`` and dropout=p.
+    Nothing runs forward, so a dropout in the wrong place (its own checks say so) does not fail this one."""
+    return built_dropouts(impl, name, args, p, list(paths))
 
 
 @probe(
     **ATTENTION_OUTPUTS,
     **{f"grad_{w}.{part}": GRADIENT for w in WEIGHTS for part in ("weight", "bias")},
-    **{DROPOUT_P: EXACT},
 )
 def multi_head_attention(impl, d_model, n_heads, weights, query, key, value, grad_output, mask=None, keep=None, p=0.5):
     """MultiHeadAttention with the given weights, in eval mode; or, when ``keep`` is given, in train mode.
 
     In train mode the layer is built with dropout p, so that every dropout it holds is
-    active, its self.dropout's probability is read (self.dropout.p), and its ``dropout``
-    is replaced by a fixed one (keep: (q_len, k_len)): a second dropout elsewhere (on
-    the output, say) changes the result.
+    active, and its ``dropout`` is replaced by a fixed one (keep: (q_len, k_len)): a
+    second dropout elsewhere (on the output, say) changes the result.
     """
     import torch
 
@@ -275,13 +279,11 @@ def multi_head_attention(impl, d_model, n_heads, weights, query, key, value, gra
         projection = linear(layer, name, "MultiHeadAttention")
         load(projection.weight, weights[f"{name}.weight"], impl, f"MultiHeadAttention.{name}.weight")
         load(projection.bias, weights[f"{name}.bias"], impl, f"MultiHeadAttention.{name}.bias")
-    probability = {}
     if keep is None:
         layer.eval()
     else:
         if not hasattr(layer, "dropout"):
             raise ContractError("MultiHeadAttention should have an attribute dropout")
-        probability = {DROPOUT_P: dropout_probability(layer)}
         layer.dropout = fixed_dropout(keep, p, impl)
         layer.train()
         torch.manual_seed(0)
@@ -290,7 +292,6 @@ def multi_head_attention(impl, d_model, n_heads, weights, query, key, value, gra
     output, attn_probs = pair(result, "MultiHeadAttention.forward")
     (output * impl.tensor(grad_output)).sum().backward()
     outputs = {
-        **probability,
         **row_sums(attn_probs),
         "output": output,
         "attn_probs": attn_probs,

@@ -105,7 +105,8 @@ VISIBLE = [
     ),
     Visible(
         "Embeddings",
-        "registers its parameters and submodules (nn.Parameter, nn.ModuleList), so that .to() and the optimizer see them",
+        "keeps its table as a registered submodule (self.lut = nn.Embedding(...), not a plain tensor), so that "
+        ".to() and the optimizer see it",
         probes.registration,
         {"name": "Embeddings", "args": [10, 4]},
     ),
@@ -131,7 +132,7 @@ VISIBLE = [
     ),
     Visible(
         "PositionalEncoding",
-        "registers its tensors and submodules (a buffer, nn.ModuleList), so that .to() and state_dict() see them",
+        "registers its table pe (register_buffer, not a plain tensor attribute), so that .to() and state_dict() see it",
         probes.registration,
         {"name": "PositionalEncoding", "args": [6, 0.1, 8]},
     ),
@@ -166,6 +167,14 @@ VISIBLE = [
         "attends in 2 heads at once (4-D inputs, d_k 3)",
         probes.attention,
         attention_inputs(1015, (1, 2), 2, 3, 3),
+        keys=(probes.ROW_SUMS, "output", "attn_probs"),
+    ),
+    # A 0/1 integer mask, which the contract allows: ~mask is right for a bool mask only.
+    Visible(
+        "scaled_dot_product_attention",
+        "takes a 0/1 integer mask too (0 blocks the key)",
+        probes.attention,
+        attention_inputs(1020, (1,), 3, 4, 2, mask=np.array([[[1, 1, 0, 0], [1, 0, 1, 1], [0, 1, 1, 1]]])),
         keys=(probes.ROW_SUMS, "output", "attn_probs"),
     ),
     Visible(
@@ -228,9 +237,8 @@ VISIBLE = [
     Visible(
         "MultiHeadAttention",
         "builds self.dropout with the probability given (dropout=0.5)",
-        probes.multi_head_attention,
-        mha_inputs(1009, 1, 3, 4, 2, keep=keep_mask(1010, 3, 3), p=0.5),
-        keys=(probes.DROPOUT_P,),
+        probes.dropout_built,
+        {"name": "MultiHeadAttention", "args": [4, 2], "p": 0.5},
     ),
     Visible(
         "MultiHeadAttention",
@@ -240,7 +248,8 @@ VISIBLE = [
     ),
     Visible(
         "MultiHeadAttention",
-        "registers its parameters and submodules (nn.Parameter, nn.ModuleList), so that .to() and the optimizer see them",
+        "keeps Wq, Wk, Wv, Wo and dropout as attributes of their own (not in a Python list or dict), so that .to() "
+        "and the optimizer see them",
         probes.registration,
         {"name": "MultiHeadAttention", "args": [6, 2]},
     ),

@@ -200,6 +200,36 @@ def test_first_difference_names_index_and_both_values():
     assert "index (1, 1)" in message and "got 0.5" in message and "expected 0" in message and "1 of 6" in message
 
 
+def test_nan_and_inf_are_counted_apart_from_the_largest_difference():
+    """Are the nan and inf values a code gives where finite ones are expected counted, rather than left out of "the
+    largest difference" (which then spoke of the values that were close)?"""
+    want = {"out": np.array([[0.1, 0.2, 0.7], [0.3, 0.3, 0.4]])}
+    got = {"out": np.array([[np.nan, np.nan, np.nan], [0.3 + 1e-16, 0.3, 0.4]])}
+    message = differences(got, want, {"out": Tolerance(1e-6, 1e-9, "")})[0]
+    assert "3 of 6 values differ; 3 nan where a finite value is expected;" in message
+    assert "largest difference" not in message
+    got = {"out": np.array([[np.inf, 0.2, 0.5], [0.3, 0.3, 0.4]])}
+    message = differences(got, want, {"out": Tolerance(1e-6, 1e-9, "")})[0]
+    assert "among the finite ones, the largest difference is 0.2; 1 inf where a finite value is expected" in message
+
+
+def test_a_list_of_another_length_shows_where_and_both_lists():
+    """Does a token list of another length say both lengths, the first entry that differs and both lists, rather
+    than a "shape" with nothing to act on?"""
+    want = {"tokens": np.array(["its", "a", "fact"])}
+    got = {"tokens": np.array(["it", "s", "a", "fact"])}
+    message = differences(got, want, {"tokens": EXACT})[0]
+    assert message == (
+        "tokens has 4 entries; expected 3: the first difference is at index 0: got 'it', expected 'its'\n"
+        "  got:      ['it', 's', 'a', 'fact']\n  expected: ['its', 'a', 'fact']"
+    )
+    long = {"tokens": np.array([str(i) for i in range(30)])}
+    message = differences(long, {"tokens": np.array([str(i) for i in range(29)])}, {"tokens": EXACT})[0]
+    assert (
+        message == "tokens has 30 entries; expected 29: the first difference is at index 29: got '29', expected nothing"
+    )
+
+
 def test_shape_mismatch_comes_first():
     want = {"out": np.zeros((2, 4, 5, 3))}
     got = {"out": np.zeros((2, 5, 4, 3))}

@@ -42,12 +42,18 @@ def hidden_calls(name: str) -> tuple[tuple[str, dict], ...]:
     return tuple(record)
 
 
-def _data_inputs(inputs: dict) -> dict:
-    """The inputs a student could copy: arrays of more than one number, texts and token lists."""
+def _data_inputs(inputs: dict, graded: tuple[str, ...]) -> dict:
+    """The inputs a student could copy: arrays of more than one number, texts and token lists (not the name of
+    the module a probe builds, the arguments it builds it with, nor the attributes it reads)."""
     return {
         key: value
         for key, value in inputs.items()
-        if (isinstance(value, np.ndarray) and value.size > 1) or isinstance(value, (str, list, tuple, dict))
+        if (isinstance(value, np.ndarray) and value.size > 1)
+        or (
+            isinstance(value, (str, list, tuple, dict))
+            and not (key == "name" and value in graded)
+            and key not in ("args", "paths")
+        )
     }
 
 
@@ -74,7 +80,7 @@ def test_visible_inputs_are_not_hidden_ones(name):
     for case in assignments.get(name).module("visible").VISIBLE:
         probe_id = case.probe.probe_id
         assert wire.digest(probe_id, case.inputs) not in digests, case.title
-        for key, value in _data_inputs(case.inputs).items():
+        for key, value in _data_inputs(case.inputs, assignments.get(name).graded).items():
             shared = [
                 inputs
                 for hidden_probe, inputs in hidden

@@ -168,6 +168,7 @@ def test_a_caller_is_checked_with_the_reference_standing_in(mha, capsys):
     printed = capsys.readouterr().out
     assert printed.startswith(
         "MultiHeadAttention checked with the reference's split_heads, since yours fails its own checks.\n"
+        "The demos that use MultiHeadAttention run your own split_heads: they wait until it passes its own checks.\n"
         "MultiHeadAttention: 7 of 7 visible checks pass"
     )
     assert namespace["split_heads"] is own
@@ -190,7 +191,8 @@ def test_a_carried_caller_names_its_own_mistake(mha, capsys):
     printed = capsys.readouterr().out
     assert printed.startswith(
         "MultiHeadAttention checked with the reference's scaled_dot_product_attention, since yours fails its own "
-        "checks.\nMultiHeadAttention: 6 of 7 visible checks pass"
+        "checks.\nThe demos that use MultiHeadAttention run your own scaled_dot_product_attention: they wait until it "
+        "passes its own checks.\nMultiHeadAttention: 6 of 7 visible checks pass"
     )
     assert "This looks like a known mistake: The layer's output goes through dropout again" in printed
     assert "The scores are not scaled" not in printed
@@ -230,7 +232,8 @@ def test_a_module_caller_is_checked_with_the_reference_module(capsys):
     printed = capsys.readouterr().out
     assert printed.startswith(
         "EncoderLayer checked with the reference's SublayerConnection, since yours fails its own checks.\n"
-        "EncoderLayer: 3 of 3 visible checks pass"
+        "The demos that use EncoderLayer run your own SublayerConnection: they wait until it passes its own checks.\n"
+        "EncoderLayer: 4 of 4 visible checks pass"
     )
 
 
@@ -272,5 +275,191 @@ def test_the_release_notebook_carries_errors_forward(mha, capsys):
     SelfCheck(shipped).check(namespace["MultiHeadAttention"])
     assert capsys.readouterr().out.startswith(
         "MultiHeadAttention checked with the reference's split_heads, since yours fails its own checks.\n"
+        "The demos that use MultiHeadAttention run your own split_heads: they wait until it passes its own checks.\n"
         "MultiHeadAttention: 7 of 7 visible checks pass"
+    )
+
+
+def numpy_student(old: str, new: str, *more: str) -> dict:
+    from autograder import assignment as assignments
+
+    return student(assignments.get("attention_numpy"), old, new, *more)
+
+
+@pytest.mark.parametrize(
+    "old, new, name, own",
+    [
+        (
+            "return softmax(scores, axis=-1) @ v  # (n, d_v)",
+            "return softmax(scores, axis=0) @ v",
+            "qkv_attention",
+            "The softmax of the scores runs down the columns (axis=0)",
+        ),
+        (
+            "return weights @ x  # (n, d)",
+            "return weights.T @ x",
+            "basic_self_attention",
+            "The softmax runs down the columns: each ROW",
+        ),
+        (
+            "heads.append(qkv_attention(x, W_q[:, columns], W_k[:, columns], W_v[:, columns]))",
+            "heads.append(qkv_attention(x, W_q[:, columns], W_k[:, columns], W_v[:, columns], scale=False))",
+            "multi_head_attention",
+            "The heads' scores are not scaled",
+        ),
+    ],
+    ids=["qkv softmax(axis=0)", "weights.T @ x", "scale=False passed"],
+)
+def test_a_passing_callee_called_otherwise_is_not_blamed(capsys, old, new, name, own):
+    """With every exercise it calls passing its checks, is the caller's own mistake named, as its own, and no
+    mistake of what it calls said to be in that exercise?"""
+    from autograder import assignment as assignments
+
+    namespace = numpy_student(old, new)
+    SelfCheck(data(assignments.get("attention_numpy"))).check(namespace[name])
+    printed = capsys.readouterr().out
+    assert f"This looks like a known mistake: {own}" in printed
+    assert f", which {name} calls)" not in printed and "This is what a known mistake" not in printed
+
+
+INLINE_ATTENTION = (
+    "scores = Q @ K.transpose(-2, -1)\n"
+    "        if mask is not None:\n"
+    '            scores = scores.masked_fill(mask == 0, float("-inf"))\n'
+    "        attn_probs = scores.softmax(dim=-1)\n"
+    "        A = self.dropout(attn_probs) @ V"
+)
+
+
+def test_a_callee_the_caller_does_not_call_is_a_hint_only(mha, capsys):
+    """With the layer's attention written inline, unscaled, and a right scaled_dot_product_attention beside it, is
+    the attention's mistake given as a hint to look where the layer does that step itself, and named nowhere?"""
+    namespace = student(
+        mha, "A, attn_probs = scaled_dot_product_attention(Q, K, V, mask, self.dropout)", INLINE_ATTENTION
+    )
+    selfcheck = SelfCheck(data(mha))
+    selfcheck.check(namespace["MultiHeadAttention"])
+    printed = capsys.readouterr().out
+    assert "(in scaled_dot_product_attention, which MultiHeadAttention calls)" not in printed
+    assert (
+        "This is what a known mistake of scaled_dot_product_attention gives, yet MultiHeadAttention does not call "
+        "scaled_dot_product_attention: look where it does that step itself. That mistake: The scores are not scaled"
+    ) in printed
+
+
+def test_an_inline_split_under_a_passing_split_heads_is_not_blamed_on_it(mha, capsys):
+    """With split_heads right and the layer reshaping straight to (batch, n_heads, seq, d_key) itself, is no mistake
+    said to be in split_heads?"""
+    straight = "{}.reshape({}.size(0), self.n_heads, {}.size(1), -1)"
+    namespace = student(
+        mha,
+        "Q = split_heads(self.Wq(query), self.n_heads)",
+        "Q = " + straight.format("self.Wq(query)", "query", "query"),
+        "K = split_heads(self.Wk(key), self.n_heads)",
+        "K = " + straight.format("self.Wk(key)", "key", "key"),
+        "V = split_heads(self.Wv(value), self.n_heads)",
+        "V = " + straight.format("self.Wv(value)", "value", "value"),
+    )
+    SelfCheck(data(mha)).check(namespace["MultiHeadAttention"])
+    printed = capsys.readouterr().out
+    assert "FAIL" in printed and "(in split_heads, which MultiHeadAttention calls)" not in printed
+
+
+@pytest.mark.parametrize(
+    "dim, named, not_named",
+    [
+        ("-2", "The softmax runs over the queries", "runs over dim=1"),
+        ("1", "The softmax runs over dim=1", "without dim"),
+    ],
+)
+def test_two_mistakes_alike_on_one_check_are_told_apart_by_another(mha, capsys, dim, named, not_named):
+    """softmax(dim=-2) and softmax(dim=1) give the same weights on 3-D scores, and dim=1 and no dim on 4-D ones: is
+    only the mistake that explains every failing check named, on each of them?"""
+    namespace = student(mha, "attn_probs = scores.softmax(dim=-1)", f"attn_probs = scores.softmax(dim={dim})")
+    SelfCheck(data(mha)).check(namespace["scaled_dot_product_attention"])
+    printed = capsys.readouterr().out
+    assert printed.count(named) == printed.count("[FAIL]") > 1 and not_named not in printed
+
+
+def test_check_takes_several_exercises_and_refuses_anything_else(capsys):
+    """Does check(softmax, basic_self_attention) check both, check(softmax, device=...) refuse saying what it takes,
+    and help(check) name this assignment's own exercises?"""
+    from autograder import assignment as assignments
+
+    namespace = numpy_student("return weights @ x  # (n, d)", "return weights @ x")
+    selfcheck = SelfCheck(data(assignments.get("attention_numpy")))
+    selfcheck.check(namespace["softmax"], namespace["basic_self_attention"])
+    printed = capsys.readouterr().out
+    assert (
+        "softmax: 4 of 4 visible checks pass" in printed
+        and "basic_self_attention: 2 of 2 visible checks pass" in printed
+    )
+    selfcheck.check(namespace["softmax"], device="cpu")
+    assert capsys.readouterr().out == (
+        "check() takes only exercises, e.g. check(softmax) or check(softmax, basic_self_attention); not (softmax, device=)\n"
+    )
+    assert "check(softmax)" in selfcheck.check.__doc__ and "tokenize" not in selfcheck.check.__doc__
+
+
+SPLIT_STRAIGHT = "return x.reshape(batch, n_heads, seq, d_model // n_heads)"
+
+
+def test_a_demo_names_the_exercise_to_fix_and_notices_the_fix(mha, capsys):
+    """With split_heads wrong under a right layer, does a demo that needs the layer wait naming split_heads as the
+    one to fix, and run as soon as split_heads is redefined right, with no need to run the layer's cells again?"""
+    namespace = student(mha, SPLIT, SPLIT_WITHOUT_TRANSPOSE)
+    selfcheck = SelfCheck(data(mha))
+    selfcheck.check(namespace["MultiHeadAttention"])  # passes with the reference's split_heads
+    capsys.readouterr()
+    assert selfcheck.needs(namespace["MultiHeadAttention"]) is False
+    assert capsys.readouterr().out == (
+        "This cell waits for MultiHeadAttention, which passes its checks only with the reference's split_heads: "
+        "fix split_heads, then run this cell again.\n"
+    )
+    namespace["split_heads"] = student(mha, SPLIT, SPLIT)["split_heads"]  # the student runs the fixed cell
+    assert selfcheck.needs(namespace["MultiHeadAttention"]) is True
+
+
+def test_a_demo_waits_for_exercises_that_share_a_failing_callee_naming_it(mha, capsys):
+    """With tokenize keeping punctuation, do build_vocab and encode (right, both calling it) wait naming tokenize, and
+    does an exercise failing even with the reference's callee say so, and that it must pass itself?"""
+    namespace = student(mha, "return without_punctuation.split()", "return text.lower().split()")
+    selfcheck = SelfCheck(data(mha))
+    assert selfcheck.needs(namespace["build_vocab"], namespace["encode"], namespace["tokenize"]) is False
+    assert capsys.readouterr().out == (
+        "This cell waits for build_vocab and encode, which pass their checks only with the reference's tokenize: "
+        "fix tokenize, then run this cell again.\n"
+    )
+    namespace = student(
+        mha,
+        SPLIT,
+        SPLIT_WITHOUT_TRANSPOSE,
+        "return self.Wo(combine_heads(A)), attn_probs",
+        "return combine_heads(A), attn_probs",
+    )
+    assert selfcheck.needs(namespace["MultiHeadAttention"]) is False
+    assert capsys.readouterr().out == (
+        "This cell waits for MultiHeadAttention, which fails its checks even with the reference's split_heads: "
+        "fix split_heads, then run this cell again once MultiHeadAttention passes its checks.\n"
+    )
+
+
+def test_a_demo_says_which_name_an_earlier_cell_has_not_made():
+    """Does a demo cell that reads a name no cell has made yet (an earlier demo waited) say so, rather than stop
+    Run All with a NameError, and leave the names it makes itself, builtins and known names alone?"""
+    from autograder.public.notebook import not_made_yet, unbound_names
+
+    cell = (
+        "import math\n"
+        "ids = encode(['a b'], stoi)\n"
+        "def show(row, width=2):\n    return [itos[i] for i in row][:width]\n"
+        "for row in ids.tolist():\n    print(show(row), len(row), math.pi, later)\n"
+        "later = 1\n"
+        "try:\n    pass\nexcept ValueError as problem:\n    print(problem)\n"
+    )
+    assert unbound_names(cell, {"encode": object()}) == ["stoi", "itos"]
+    assert unbound_names("print(", {}) == []
+    assert not_made_yet(["stoi"]) == (
+        "This cell needs stoi, which is made by a cell above it that has not run since (it waited, or was skipped): "
+        "run the cells above it that define stoi, then this cell again."
     )

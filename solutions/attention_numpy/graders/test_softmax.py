@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from autograder.grade.inputs import rng
-from autograder.grade.judge import expect_same
+from autograder.grade.judge import expect_same, require
 
 from .. import probes
 
@@ -36,10 +36,23 @@ LARGE = {
 @pytest.mark.parametrize("x, axis", CASES.values(), ids=CASES.keys())
 def test_weights_along_the_axis(student, reference, x, axis):
     """gives exp(x) / sum(exp(x)) along the axis asked for, so each slice sums to 1"""
-    expect_same(student, reference, probes.softmax, {"x": x, "axis": axis})
+    expect_same(student, reference, probes.softmax, {"x": x, "axis": axis}, keys=("out",))
 
 
 @pytest.mark.parametrize("x, axis", LARGE.values(), ids=LARGE.keys())
 def test_large_scores_do_not_overflow(student, reference, x, axis):
     """stays finite and right for scores of +-1000"""
-    expect_same(student, reference, probes.softmax, {"x": x, "axis": axis})
+    expect_same(student, reference, probes.softmax, {"x": x, "axis": axis}, keys=("out",))
+
+
+def test_input_unchanged(student):
+    """leaves the array it is given unchanged (its caller's scores): no -= or /= on x"""
+    case = {"x": scores(9, 3, 4), "axis": -1}
+    got = student.run(probes.softmax.probe_id, case)
+    evidence = {"probe_id": probes.softmax.probe_id, "inputs": case, "got": got, "keys": ("input_kept",)}
+    require(
+        bool(got.get("input_kept", False)),
+        "softmax changed the array it was given: after the call, the caller's scores are not what they were. "
+        "Compute new arrays (shifted = x - m), never x -= m or x /= s on the input.",
+        evidence,
+    )

@@ -4,7 +4,7 @@ SublayerConnection, with the reference's weights loaded through the contract's a
 import pytest
 
 from autograder.grade.inputs import normal
-from autograder.grade.judge import expect_same
+from autograder.grade.judge import expect_same, require_dropouts_built
 
 from .. import probes
 from . import encoder, padding_mask
@@ -55,3 +55,17 @@ def test_gradient(student, reference):
     """passes the right gradient back to x, through both sublayers and their residuals"""
     case = inputs(101, 2, 4, 8, 2, 16, mask=padding_mask([4, 3], 4))
     expect_same(student, reference, probes.encoder_layer, case, keys=("grad_x",))
+
+
+def test_dropout_passed_on(student):
+    """builds self_attn with the dropout given (dropout=p)"""
+    require_dropouts_built(
+        student,
+        probes.dropout_built,
+        GRADED,
+        [8, 2, 16],
+        0.3,
+        probes.LAYER_DROPOUTS,
+        fix="pass the layer's dropout on to every part it builds: MultiHeadAttention(d_model, n_heads, dropout), as "
+        "PositionwiseFeedForward(d_model, d_ff, dropout) and SublayerConnection(d_model, dropout)",
+    )

@@ -46,7 +46,7 @@ def test_tokens_far_from_zero(student, reference):
 @pytest.mark.weight(2)
 @pytest.mark.parametrize("eps", [1e-5, 1e-3], ids=["eps 1e-5", "eps 1e-3"])
 def test_eps_inside_the_square_root(student, reference, eps):
-    """adds eps to the variance, inside the square root, for tokens whose features barely vary (std 0.01)"""
+    """normalises tokens whose features barely vary (std 0.01), where eps weighs: (x - mean) / sqrt(var + eps)"""
     expect_same(student, reference, probes.layer_norm, inputs(41, (2, 3, 8), eps=eps, scale=0.01), keys=("out",))
 
 

@@ -3,7 +3,7 @@
 import pytest
 
 from autograder.grade.inputs import keep_mask, normal
-from autograder.grade.judge import expect_same, require
+from autograder.grade.judge import expect_same, require_dropouts_built
 
 from .. import probes
 from . import feed_forward
@@ -57,14 +57,5 @@ def test_dropout_on_the_hidden_layer(student, reference):
 
 
 def test_dropout_probability(student):
-    """builds self.dropout with the probability given (dropout=p), before the check puts its own in place"""
-    case = inputs(63, 1, 3, 4, 8, p=0.3, keep=keep_mask(67, 3, 8))
-    got = student.run(probes.feed_forward.probe_id, case)
-    evidence = {"probe_id": probes.feed_forward.probe_id, "inputs": case, "got": got, "keys": (probes.DROPOUT_P,)}
-    built = float(got.get(probes.DROPOUT_P, float("nan")))
-    require(
-        built == 0.3,  # the number given, stored as given: exact
-        f"PositionwiseFeedForward(..., dropout=0.3).dropout.p is {built:g}: build self.dropout = nn.Dropout(dropout), with the "
-        f"probability given",
-        evidence,
-    )
+    """builds self.dropout with the probability given (dropout=p)"""
+    require_dropouts_built(student, probes.dropout_built, GRADED, [4, 8], 0.3)

@@ -3,7 +3,7 @@
 import pytest
 
 from autograder.grade.inputs import keep_mask, normal
-from autograder.grade.judge import expect_same, require
+from autograder.grade.judge import expect_same, require_dropouts_built
 
 from .. import probes
 from . import linear, norm
@@ -56,19 +56,5 @@ def test_dropout_on_the_sublayer_output(student, reference):
 
 
 def test_dropout_probability(student):
-    """builds self.dropout with the probability given (dropout=p), before the check puts its own in place"""
-    case = inputs(83, 1, 3, 4, p=0.3, keep=keep_mask(87, 3, 4))
-    got = student.run(probes.sublayer_connection.probe_id, case)
-    evidence = {
-        "probe_id": probes.sublayer_connection.probe_id,
-        "inputs": case,
-        "got": got,
-        "keys": (probes.DROPOUT_P,),
-    }
-    built = float(got.get(probes.DROPOUT_P, float("nan")))
-    require(
-        built == 0.3,  # the number given, stored as given: exact
-        f"SublayerConnection(..., dropout=0.3).dropout.p is {built:g}: build self.dropout = nn.Dropout(dropout), with the "
-        f"probability given",
-        evidence,
-    )
+    """builds self.dropout with the probability given (dropout=p)"""
+    require_dropouts_built(student, probes.dropout_built, GRADED, [4], 0.3)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from autograder.grade.inputs import keep_mask, layers, normal
-from autograder.grade.judge import expect_same, require, require_own_attention
+from autograder.grade.judge import expect_same, require, require_dropouts_built, require_own_attention
 
 from .. import probes
 
@@ -107,22 +107,8 @@ def test_dropout_on_the_weights(student, reference):
 
 
 def test_dropout_probability(student):
-    """builds self.dropout with the probability given (dropout=p), before the check puts its own in place"""
-    case = inputs(89, 1, 3, 3, 4, 2, keep=keep_mask(13, 3, 3), p=0.3)
-    got = student.run(probes.multi_head_attention.probe_id, case)
-    evidence = {
-        "probe_id": probes.multi_head_attention.probe_id,
-        "inputs": case,
-        "got": got,
-        "keys": (probes.DROPOUT_P,),
-    }
-    built = float(got.get(probes.DROPOUT_P, float("nan")))
-    require(
-        built == 0.3,  # the number given, stored as given: exact
-        f"MultiHeadAttention(..., dropout=0.3).dropout.p is {built:g}: build self.dropout = nn.Dropout(dropout), "
-        f"with the probability given",
-        evidence,
-    )
+    """builds self.dropout with the probability given (dropout=p)"""
+    require_dropouts_built(student, probes.dropout_built, GRADED, [4, 2], 0.3)
 
 
 def test_refuses_heads_that_do_not_divide_d_model(student, reference):
