@@ -17,7 +17,7 @@ class MultiHeadAttention(nn.Module):
     """Given, not an exercise (it is the `mha` assignment's Exercise 11, solved).
 
     Projects queries, keys and values with Wq, Wk, Wv, attends in n_heads heads of
-    d_key = d_model // n_heads features each, joins the heads and projects with Wo.
+    d_k = d_model // n_heads features each (``self.d_key``), joins the heads and projects with Wo.
     ``self.dropout`` acts on the attention weights.
 
     Shapes:

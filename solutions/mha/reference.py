@@ -6,7 +6,7 @@
 
 Shapes: batch is the number of sequences, seq (q_len, k_len) the number of tokens,
 d_model the width of a token's vector, n_heads the number of heads and
-d_key = d_model // n_heads the width of one head.
+d_k = d_model // n_heads the width of one head.
 """
 
 import math
@@ -184,13 +184,13 @@ def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
 def split_heads(x, n_heads):
     """Cut every token vector into n_heads slices, one per head.
 
-    Head h gets features h*d_key up to (h+1)*d_key - 1 (the slice [h*d_key:(h+1)*d_key]),
-    with d_key = d_model // n_heads.
-    Reshape to (batch, seq, n_heads, d_key), then swap the seq and n_heads axes so
+    Head h gets features h*d_k up to (h+1)*d_k - 1 (the slice [h*d_k:(h+1)*d_k]),
+    with d_k = d_model // n_heads.
+    Reshape to (batch, seq, n_heads, d_k), then swap the seq and n_heads axes so
     that each head holds a whole sequence.
 
     Shapes:
-        x: (batch, seq, d_model) -> (batch, n_heads, seq, d_key)
+        x: (batch, seq, d_model) -> (batch, n_heads, seq, d_k)
     """
     ### BEGIN SOLUTION
     batch, seq, d_model = x.shape
@@ -205,7 +205,7 @@ def combine_heads(x):
     Swap the n_heads and seq axes back, then merge the last two axes.
 
     Shapes:
-        x: (batch, n_heads, seq, d_key) -> (batch, seq, n_heads * d_key)
+        x: (batch, n_heads, seq, d_k) -> (batch, seq, n_heads * d_k)
     """
     ### BEGIN SOLUTION
     batch, n_heads, seq, d_key = x.shape
@@ -285,18 +285,21 @@ class MultiHeadAttention(nn.Module):
 
 
 def display_attention(sentence, translation, attention, n_heads=8, n_rows=4, n_cols=2):
-    """Draw one heatmap per head of one sequence's attention.
+    """Draw one heatmap per head of one sequence's attention, and return the figure.
 
-    Build it with ``Figure(figsize=(4 * n_cols, 4 * n_rows), layout="constrained")``
-    (imported at the top; ``plt.subplots`` would show the figure twice in a notebook, and
-    the constrained layout keeps the panels' labels from overlapping), one
-    ``fig.add_subplot(n_rows, n_cols, head + 1)`` per head and
-    ``ax.matshow(..., cmap="bone", vmin=0, vmax=1)``: the colour map "bone" runs from
-    black (weight 0) through grey-blue to white (weight 1), the same scale in every head.
-    Label the columns with ``sentence`` (rotated 90 degrees, so long words do not
-    overlap) and the rows with ``translation``, title each axes ``"head 0"``,
-    ``"head 1"``, ..., and add one colour bar for the whole figure
-    (``fig.colorbar(image, ax=fig.axes)``, where ``image`` is what ``matshow`` returned).
+    1. The figure: ``Figure(figsize=(4 * n_cols, 4 * n_rows), layout="constrained")``
+       (imported at the top). ``plt.subplots`` would show the figure twice in a
+       notebook; the constrained layout keeps the panels' labels from overlapping.
+    2. One axes per head, ``fig.add_subplot(n_rows, n_cols, head + 1)``, titled
+       ``"head 0"``, ``"head 1"``, ...
+    3. In it, ``ax.matshow(..., cmap="bone", vmin=0, vmax=1)``: the colour map
+       "bone" runs from black (weight 0) through grey-blue to white (weight 1), the
+       same scale in every head.
+    4. Its labels: the columns with ``sentence``, rotated 90 degrees so that long words
+       do not overlap; the rows with ``translation``.
+    5. One colour bar for the whole figure: ``fig.colorbar(image, ax=fig.axes)``, where
+       ``image`` is what ``matshow`` returned.
+
     ``attention`` may carry gradients: ``attention.detach().cpu()`` before ``.numpy()``.
 
     Args:
