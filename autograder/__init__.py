@@ -1,14 +1,19 @@
 """autograder: teach, release and grade exercises on Transformer attention.
 
-One command with subcommands: ``python -m autograder --help``. The package reads as
-the pipeline, and its folders say which side of the trust boundary they stand on:
+One command with subcommands: ``python -m autograder --help``. Its folders say which
+side of the trust boundary they stand on. Folders and modules, in the order they may import one another (each only what comes
+before it; tests/test_layout.py's LAYERS holds them to it):
 
-public/     ships to students (the self-check engine, in every release notebook)
-author/     1. author -> build -> release (nbgrader)
-grade/      2. the hidden graders' runtime: plan, reference, judging, known mistakes
-sandbox/    3. guest/ runs beside student code; host/ is the trusted side around it
-results/    4. points, results.json, junit.xml
-deliver/    5. a class, its report and feedback, nbgrader, Gradescope, GitHub Classroom
+public/     ships to students: the self-check engine in every release notebook
+sandbox/    guest/ runs beside student code; host/ is the trusted side around it
+config.py, assignment.py   grading options; an assignment discovered from its folder
+results/    points, results.json (its one reader and writer), junit.xml
+grade/      the hidden graders' runtime: plan, reference, judging, known mistakes;
+            grade/authoring.py is all that an assignment's own files import
+course      solutions/<name>/ imported as autograder.course.<name>
+author/     author -> build -> release (nbgrader)
+deliver/    a class, its report and feedback, nbgrader, Gradescope, GitHub Classroom
+doctor.py, bench.py, demo.py, cli.py   the commands
 
 Each assignment is one folder, solutions/<name>/ (see assignment.py); the kit names none.
 """

@@ -141,9 +141,10 @@ def checks_own_work(assignment, repeats: int = 5) -> dict[str, float]:
     student's process; the first round warms the caches and is not counted.
     """
     os.environ.setdefault("MPLBACKEND", "Agg")
-    from .grade.engine import rehearse, single_threaded, visible_probes
+    from .grade.engine import rehearse, visible_probes
     from .grade.plan import collect
     from .grade.reference import Reference
+    from .grade.threads import single_threaded
     from .public.probing import run_probe
 
     single_threaded(import_torch=assignment.framework == "torch")

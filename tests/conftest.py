@@ -5,7 +5,8 @@ import pytest
 
 from autograder import assignment as assignments
 from autograder.config import GradingConfig
-from autograder.grade.engine import Grader, single_threaded
+from autograder.grade.engine import Grader
+from autograder.grade.threads import single_threaded
 
 single_threaded(import_torch=True)  # before any test runs PyTorch: grade-all forks its workers from this process
 NAMES = assignments.names()

@@ -30,9 +30,9 @@ LAYERS = [
     "sandbox.host",
     "config",
     "assignment",
-    "course",
     "results",
     "grade",
+    "course",  # solutions/<name>/, imported as autograder.course.<name>: it imports grade.authoring only
     "author",
     "deliver",
     "doctor",
@@ -150,10 +150,62 @@ def cycles_inside(folder: str) -> list[list[str]]:
     return found
 
 
-@pytest.mark.parametrize("folder", ["results", "deliver"])
-def test_no_import_cycle_inside_a_folder(folder):
-    """Do the modules of a folder import one another one way only, inside functions too?"""
-    assert cycles_inside(folder) == []
+def test_no_import_cycle_anywhere():
+    """Do the kit's modules import one another one way only, across folders and inside them, inside functions too?"""
+    assert cycles_inside("") == []
+
+
+def course_modules() -> dict[str, Path]:
+    """Every Python file of solutions/, under the name the kit imports it by (autograder.course.<name>...)."""
+    root = KIT_ROOT / "solutions"
+    modules = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        modules[".".join(["autograder", "course", *(parts[:-1] if parts[-1] == "__init__" else parts)])] = path
+    return modules
+
+
+def allowed_for(module: str) -> set[str]:
+    """What of the kit an assignment's file may import: the authors' face; probes the shipped engine."""
+    if module.endswith(".probes"):
+        return {"autograder.public"}  # probes ship inside the release: the public engine only
+    if module.endswith(".conftest"):
+        return {"autograder.grade.pytest_plugin"}  # plain pytest on graders/: the plugin's hooks
+    return {"autograder.grade.authoring"}
+
+
+def test_assignment_files_import_only_the_authors_face():
+    """Do solutions/<name>/ files import the kit only through grade/authoring.py (probes: public/ only)?"""
+    strays = []
+    for module, path in course_modules().items():
+        own = ".".join(module.split(".")[:3])  # autograder.course.<name>: the assignment's own files
+        allowed = allowed_for(module)
+        for target in runtime_imports(path.read_text(), module, path.name == "__init__.py"):
+            if not target.startswith("autograder") or target.startswith(own) or target == "autograder.course":
+                continue
+            if not any(target == a or target.startswith(a + ".") for a in allowed):
+                strays.append(f"{path.relative_to(KIT_ROOT)} imports {target}")
+    assert not strays, "\n".join(strays)
+
+
+def test_grading_never_imports_authoring():
+    """Does nothing grading runs (grade/, the sandbox, results/, and every assignment file it loads) import author/?"""
+    graph = {
+        name: runtime_imports(path.read_text(), name, path.name == "__init__.py")
+        for name, path in course_modules().items()
+    }
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = module_name(path)
+        graph[name] = runtime_imports(path.read_text(), name, path.name == "__init__.py")
+    start = [name for name in graph if layer_of(name) in ("grade", "course")]
+    reached, todo = set(), list(start)
+    while todo:
+        name = todo.pop()
+        if name in reached:
+            continue
+        reached.add(name)
+        todo += [t for t in graph.get(name, ()) if t in graph]
+    assert sorted(n for n in reached if layer_of(n) == "author") == []
 
 
 @pytest.mark.parametrize(

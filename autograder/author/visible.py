@@ -13,7 +13,6 @@ by autograder/public/selfcheck.py.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -24,17 +23,6 @@ from ..grade.reference import Reference
 from ..public import wire
 from ..public.compare import matches
 from ..public.probing import PROBES, Tolerance, error_kind
-
-
-@dataclass(frozen=True)
-class Visible:
-    name: str  # the graded name checked
-    title: str  # what the check verifies, as the student reads it
-    probe: object  # a probe function
-    inputs: dict
-    keys: tuple[str, ...] | None = None  # the outputs compared (default: all of the probe's)
-    # A check that only advises: where the outputs differ it passes all the same, with this note.
-    note: str | None = None
 
 
 def _select(outputs: dict, keys) -> dict:

@@ -18,6 +18,7 @@ earns the better of the two runs: grade/carry.py), and names known mistakes.
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import time
@@ -28,19 +29,34 @@ from .. import assignment as assignments
 from ..assignment import Assignment
 from ..config import GradingConfig
 from ..errors import KitError
-from ..public import trees
-from ..public.loader import Entry, GradedSource, SubmissionError, defined_names, find_entry, graded_source
+from ..public import trees, wire
+from ..public.loader import (
+    Entry,
+    GradedSource,
+    SubmissionError,
+    cell_digest,
+    defined_names,
+    find_entry,
+    graded_source,
+)
 from ..public.selfcheck import calls_failing
 from ..public.selfcheck import judge as judge_visible
 from ..results.model import CheckResult, Report, by_check
 from ..results.scoring import summarize
 from ..results.text import clean
+from ..sandbox.host import tiers
 from ..sandbox.host.bounded_copy import copy_submission
+from ..sandbox.host.client import Zygote
+from ..sandbox.host.runtime import Isolation, Runtime
 from ..sandbox.host.session import Call, Session, StudentError
+from ..sandbox.host.uids import UidPool
 from .behaviour import case_behaviour
+from .carry import Server, carry_forward
 from .judge import Mismatch
-from .mistakes import prepare
+from .mistakes import callees_first, catalogue, name_mistakes, prepare
 from .plan import Check, collect
+from .reference import Reference
+from .threads import single_threaded
 
 
 class HostError(KitError):
@@ -57,7 +73,6 @@ class StudentView:
         self._sizes = sizes
 
     def run(self, probe_id: str, inputs: dict) -> dict:
-        from ..public import wire
 
         key = wire.digest(probe_id, inputs)
         try:
@@ -126,7 +141,6 @@ def rehearse(assignment: Assignment, plan: list[Check], visible: list[dict], ref
     """Run every check on the reference: each must pass; note the probes each name asks for.
 
     visible: the visible checks' probe calls, as visible_probes gives them."""
-    from ..public import wire
 
     rehearsal = Rehearsal()
     failures = []
@@ -176,10 +190,6 @@ class Grader:
     """Grades submissions of one assignment, one after another."""
 
     def __init__(self, assignment: Assignment, config: GradingConfig | None = None, hierarchy=None, secret_paths=None):
-        from ..sandbox.host import tiers
-        from ..sandbox.host.client import Zygote
-        from ..sandbox.host.runtime import Runtime
-        from .reference import Reference
 
         config = config or GradingConfig()
 
@@ -197,7 +207,7 @@ class Grader:
             self.rehearsal = self._rehearse()
             prepare(assignment, self.rehearsal.calls)  # the known mistakes' outputs, once per machine
             self.demo_cells = demo_cell_digests(assignment)
-            self.mistake_messages = {m.id: m.message for m in _catalogue(assignment)}
+            self.mistake_messages = {m.id: m.message for m in catalogue(assignment)}
             self.hidden_summary = hidden_summary(self.plan)
             isolation = tiers.choose(
                 zygote,
@@ -347,7 +357,6 @@ class Grader:
         """Error carried forward (grade/carry.py's ``carry_forward``), each carried run in a fresh process of the
         submission (its visible checks too, where ``visible``): the names graded with the reference standing
         in, and for which names."""
-        from .carry import carry_forward
 
         if not self.carry_forward_enabled:
             return {}
@@ -364,7 +373,6 @@ class Grader:
     def _carried_run(self, submission: Path, name: str, callees: tuple[str, ...], visible: bool) -> list[CheckResult]:
         """One graded name's checks in a fresh process of the submission, with ``callees`` standing in as the
         reference; the server that answers them closes when the run ends."""
-        from .carry import Server
 
         folder = self.runtime.submission_folder()
         server = Server(self.reference, callees)
@@ -390,7 +398,6 @@ class Grader:
         (``carried``) is judged on its own: its own mistakes only. A name whose code still
         holds its stub is not started: no mistake is named for it (an empty constructor is
         not a mistake of the catalogue). Returns those names."""
-        from .mistakes import callees_first, name_mistakes
 
         source = _graded_source(entry, self.assignment.graded)
         calls = source.calls
@@ -437,10 +444,6 @@ class Grader:
     def for_worker(self) -> Grader:
         """A copy for another process (grade-all's workers): the same plan, reference and
         rehearsal, with a zygote, uids and scratch of its own. Made before the fork."""
-        import copy
-
-        from ..sandbox.host.runtime import Isolation, Runtime
-        from ..sandbox.host.uids import UidPool
 
         isolation = self.runtime.isolation
         pool = UidPool() if isolation.uid_pool is not None else None
@@ -459,26 +462,6 @@ class Grader:
 
     def __exit__(self, *exc):
         self.close()
-
-
-def single_threaded(import_torch: bool = False) -> None:
-    """PyTorch on one thread in the trusted process: its tensors are tiny, and grade-all forks
-    its workers from it, which a process that has started OpenMP's thread pool cannot do safely.
-
-    Only where PyTorch is imported already (or import_torch): a grader whose reference
-    outputs are cached never imports it.
-    """
-    import sys
-
-    if "torch" not in sys.modules and not import_torch:
-        return
-    import torch
-
-    torch.set_num_threads(1)
-    try:
-        torch.set_num_interop_threads(1)
-    except RuntimeError:
-        pass  # set once per process, before any inter-op work: already so
 
 
 def _graded_source(entry, graded: tuple[str, ...]) -> GradedSource:
@@ -510,15 +493,8 @@ def _process_level(message: str) -> bool:
 
 
 def _as_json(outputs: dict) -> dict:
-    from ..public import wire
 
     return {key: wire.array_to_json(value) for key, value in outputs.items()}
-
-
-def _catalogue(assignment: Assignment):
-    from .mistakes import catalogue
-
-    return catalogue(assignment)
 
 
 def hidden_summary(plan: list[Check]) -> dict[str, dict]:
@@ -534,7 +510,6 @@ def hidden_summary(plan: list[Check]) -> dict[str, dict]:
 
 def demo_cell_digests(assignment: Assignment) -> tuple[str, ...]:
     """The release notebook's own demonstration cells (neither exercises nor grade cells)."""
-    from ..public.loader import cell_digest
 
     path = assignment.release_dir / assignment.notebook_name
     if not path.exists():
@@ -550,7 +525,6 @@ def demo_cell_digests(assignment: Assignment) -> tuple[str, ...]:
 
 def infer_assignment(path: Path) -> Assignment:
     """The assignment a submission is for: from the notebook's metadata, else from the names it defines."""
-    from ..public.loader import code_cells  # noqa: F401  (finding parses only)
 
     path = Path(path)
     known = assignments.discover()

@@ -11,8 +11,32 @@ of a known mistake when it explains every failing case of the check.
 
 from __future__ import annotations
 
+from typing import Protocol, runtime_checkable
+
 from ..public.compare import differences
 from ..public.probing import PROBES
+
+
+@runtime_checkable
+class Answers(Protocol):
+    """What answers a probe call with plain arrays: the reference (grade.reference.Reference)."""
+
+    def run(self, probe_id: str, inputs: dict) -> dict: ...
+
+
+@runtime_checkable
+class Student(Answers, Protocol):
+    """What a check sees of the code it grades: the student's code in its sandbox
+    (grade.engine.StudentView), in a notebook's kernel (deliver.nbgrader.InProcessStudent),
+    or the reference seen the same way (grade.engine.ReferenceView, for the rehearsal).
+
+    ``run`` raises sandbox.host.session.StudentError where the code fails; ``error_of``
+    gives that error's text instead (None where the code answered).
+    """
+
+    device: str  # where the probe's tensors are made
+
+    def error_of(self, probe_id: str, inputs: dict) -> str | None: ...
 
 
 class Mismatch(AssertionError):
@@ -33,7 +57,9 @@ def require(condition: bool, message: str, evidence: dict | None = None) -> None
         raise Mismatch(message, evidence)
 
 
-def expect_same(student, reference, probe, inputs: dict, keys: tuple[str, ...] | None = None, what: str = "") -> dict:
+def expect_same(
+    student: Student, reference: Answers, probe, inputs: dict, keys: tuple[str, ...] | None = None, what: str = ""
+) -> dict:
     """Run probe on both; fail with the first difference in the outputs named by keys (default: all)."""
     probe_id = probe.probe_id
     want = reference.run(probe_id, inputs)
@@ -47,7 +73,7 @@ def expect_same(student, reference, probe, inputs: dict, keys: tuple[str, ...] |
     return got
 
 
-def require_own_attention(student, probe, inputs: dict, name: str) -> None:
+def require_own_attention(student: Student, probe, inputs: dict, name: str) -> None:
     """Fail only if name's own code called one of PyTorch's attention functions (a crash for any other reason passes)."""
     from ..sandbox.guest.forbidden import blamed
 
@@ -59,7 +85,9 @@ def require_own_attention(student, probe, inputs: dict, name: str) -> None:
     )
 
 
-def require_dropouts_built(student, probe, name: str, args: list, p: float, paths=("dropout",), fix: str = "") -> None:
+def require_dropouts_built(
+    student: Student, probe, name: str, args: list, p: float, paths=("dropout",), fix: str = ""
+) -> None:
     """Fail unless the module ``name`` built with ``args`` and dropout=p keeps p in each dropout at ``paths``, read
     as built by ``probe`` (a probe that runs nothing forward). ``fix``: what to do, said after the first that does not."""
     case = {"name": name, "args": list(args), "p": p, "paths": list(paths)}

@@ -28,6 +28,7 @@ from ..assignment import Assignment
 from ..public import wire
 from ..public.probing import Implementation, run_probe
 from ..results.atomic import atomic_file, write_atomically
+from .threads import single_threaded
 
 CACHE = KIT_ROOT / "build" / "cache"
 CACHE_MODE = 0o600  # the reference's outputs: the grading user's only, never a student uid's
@@ -171,8 +172,6 @@ class Reference:
     @property
     def impl(self) -> Implementation:
         if self._impl is None:
-            from .engine import single_threaded
-
             namespace = self._namespace() if callable(self._namespace) else self._namespace
             single_threaded()
             self._impl = Implementation(namespace, device="cpu", label=self.label)

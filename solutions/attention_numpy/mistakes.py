@@ -1,6 +1,6 @@
 """The catalogue of known mistakes of the `attention_numpy` assignment (see autograder/grade/mistakes.py)."""
 
-from autograder.grade.mistakes import Mistake
+from autograder.grade.authoring import Mistake
 
 # The mistake of the demo's sample submission: the seed notebook's own slip, which no other exercise calls.
 DEMO = "positional_cosine_exponent_off_by_one"

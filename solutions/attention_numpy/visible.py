@@ -2,8 +2,7 @@
 
 import numpy as np
 
-from autograder.author.visible import Visible
-from autograder.grade.inputs import rng
+from autograder.grade.authoring import Visible, rng
 
 from . import probes
 

@@ -6,7 +6,7 @@ The kit's tests grade every entry and require that it loses points on its own na
 is named in the feedback, and costs nothing on names that do not call that code.
 """
 
-from autograder.grade.mistakes import Mistake
+from autograder.grade.authoring import Mistake
 
 # The mistake of the demo's sample submission: the layer's own slip, which no other exercise calls.
 DEMO = "encoder_mask_ignored"

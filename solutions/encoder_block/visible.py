@@ -1,7 +1,6 @@
 """The visible checks, which students run in their notebook: small inputs, other seeds and shapes than the hidden ones."""
 
-from autograder.author.visible import Visible
-from autograder.grade.inputs import keep_mask, normal
+from autograder.grade.authoring import Visible, keep_mask, normal
 
 from . import probes
 from .graders import encoder, feed_forward, linear, norm, padding_mask

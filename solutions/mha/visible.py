@@ -2,8 +2,7 @@
 
 import numpy as np
 
-from autograder.author.visible import Visible
-from autograder.grade.inputs import counting, keep_mask, layers, normal
+from autograder.grade.authoring import Visible, counting, keep_mask, layers, normal
 
 from . import probes
 

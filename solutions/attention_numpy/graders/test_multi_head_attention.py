@@ -2,8 +2,7 @@
 
 import pytest
 
-from autograder.grade.inputs import rng
-from autograder.grade.judge import expect_same
+from autograder.grade.authoring import expect_same, rng
 
 from .. import probes
 

@@ -3,8 +3,7 @@
 import numpy as np
 import pytest
 
-from autograder.grade.inputs import rng
-from autograder.grade.judge import expect_same, require
+from autograder.grade.authoring import expect_same, require, rng
 
 from .. import probes
 

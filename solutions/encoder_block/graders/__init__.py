@@ -6,7 +6,7 @@ the wrong place, or a norm shared where two are asked for, changes the output.
 
 import numpy as np
 
-from autograder.grade.inputs import linear_weights, normal
+from autograder.grade.authoring import linear_weights, normal
 
 
 def linear(seed: int, d_in: int, d_out: int, prefix: str) -> dict[str, np.ndarray]:

@@ -3,8 +3,7 @@ SublayerConnection, with the reference's weights loaded through the contract's a
 
 import pytest
 
-from autograder.grade.inputs import normal
-from autograder.grade.judge import expect_same, require_dropouts_built
+from autograder.grade.authoring import expect_same, normal, require_dropouts_built
 
 from .. import probes
 from . import encoder, padding_mask

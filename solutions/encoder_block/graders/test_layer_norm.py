@@ -2,8 +2,7 @@
 
 import pytest
 
-from autograder.grade.inputs import normal
-from autograder.grade.judge import expect_same
+from autograder.grade.authoring import expect_same, normal
 
 from .. import probes
 from . import norm

@@ -2,8 +2,7 @@
 
 import pytest
 
-from autograder.grade.inputs import keep_mask, normal
-from autograder.grade.judge import expect_same, require_dropouts_built
+from autograder.grade.authoring import expect_same, keep_mask, normal, require_dropouts_built
 
 from .. import probes
 from . import feed_forward

@@ -2,8 +2,7 @@
 
 import pytest
 
-from autograder.grade.inputs import counting
-from autograder.grade.judge import expect_same
+from autograder.grade.authoring import counting, expect_same
 
 from .. import probes
 

@@ -7,8 +7,7 @@ contract's attribute ``lut``.
 import numpy as np
 import pytest
 
-from autograder.grade.inputs import normal, rng
-from autograder.grade.judge import expect_same
+from autograder.grade.authoring import expect_same, normal, rng
 
 from .. import probes
 

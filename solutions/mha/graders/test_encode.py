@@ -2,7 +2,7 @@
 
 import pytest
 
-from autograder.grade.judge import expect_same
+from autograder.grade.authoring import expect_same
 
 from .. import probes
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from autograder.grade.judge import expect_same
+from autograder.grade.authoring import expect_same
 
 from .. import probes
 

@@ -3,8 +3,15 @@
 import numpy as np
 import pytest
 
-from autograder.grade.inputs import keep_mask, layers, normal
-from autograder.grade.judge import expect_same, require, require_dropouts_built, require_own_attention
+from autograder.grade.authoring import (
+    expect_same,
+    keep_mask,
+    layers,
+    normal,
+    require,
+    require_dropouts_built,
+    require_own_attention,
+)
 
 from .. import probes
 

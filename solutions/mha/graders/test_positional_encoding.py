@@ -3,8 +3,7 @@
 import numpy as np
 import pytest
 
-from autograder.grade.inputs import normal
-from autograder.grade.judge import expect_same, require
+from autograder.grade.authoring import expect_same, normal, require
 
 from .. import probes
 

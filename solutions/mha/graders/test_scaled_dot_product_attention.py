@@ -3,8 +3,7 @@
 import numpy as np
 import pytest
 
-from autograder.grade.inputs import keep_mask, normal, rng
-from autograder.grade.judge import expect_same, require_own_attention
+from autograder.grade.authoring import expect_same, keep_mask, normal, require_own_attention, rng
 
 from .. import probes
 

@@ -1,0 +1,49 @@
+"""Does judging compare as it says, and does every view of code answer the protocol the graders rely on?"""
+
+import numpy as np
+import pytest
+
+from autograder.assignment import discover
+from autograder.deliver.nbgrader import InProcessStudent
+from autograder.grade.authoring import Answers, Mismatch, Student, expect_same, require
+from autograder.grade.engine import ReferenceView, StudentView
+from autograder.grade.reference import Reference
+
+NUMPY = discover()["attention_numpy"]
+
+
+def test_every_view_of_code_is_a_student_and_the_reference_answers():
+    """Do the views a check receives (sandboxed, in a kernel, the reference as a student) satisfy Student?"""
+    reference = Reference.of(NUMPY)
+    views = [
+        StudentView(session=None, name="softmax", device="cpu", sizes={}),
+        InProcessStudent({}, "softmax"),
+        ReferenceView(reference),
+    ]
+    assert all(isinstance(view, Student) for view in views)
+    assert isinstance(reference, Answers)
+    assert not isinstance(reference, Student)  # it has no device of its own: it is never the graded side
+    assert not isinstance(object(), Answers)
+
+
+def test_expect_same_passes_the_reference_and_names_the_difference_of_a_wrong_one():
+    """Does expect_same pass the reference against itself and fail, with the differing value, on a wrong softmax?"""
+    probes = NUMPY.module("probes")
+    reference = Reference.of(NUMPY)
+    inputs = {"x": np.array([[1.0, 2.0, 3.0]]), "axis": -1}
+    probe = probes.softmax
+    expect_same(ReferenceView(reference), reference, probe, inputs)
+
+    # each weight divided by one more than the row's sum: every weight off by 1/(sum + 1) of itself
+    wrong = InProcessStudent({"softmax": lambda x, axis=-1: np.exp(x) / (np.exp(x).sum() + 1.0)}, "softmax")
+    with pytest.raises(Mismatch) as failure:
+        expect_same(wrong, reference, probe, inputs)
+    assert "got" in failure.value.message and "expected" in failure.value.message, failure.value.message
+    assert failure.value.evidence["probe_id"] == probe.probe_id
+
+
+def test_require_fails_with_its_message_only_when_the_condition_is_false():
+    """Does require raise Mismatch with the given message on a false condition, and nothing on a true one?"""
+    require(True, "never shown")
+    with pytest.raises(Mismatch, match="the reason"):
+        require(False, "the reason", {"probe_id": "p"})
