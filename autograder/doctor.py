@@ -126,7 +126,8 @@ def _nbgrader_kernel() -> str:
 KERNEL_PROBE = (
     "import json, autograder, autograder.deliver.nbgrader\n"
     "from autograder import assignment as a\n"
-    "from autograder.author.notebook import kit_digest\n"
+    "try:\n    from autograder.grade.deciding import kit_digest\n"
+    "except ImportError:  # a kit older than grade/deciding.py\n    from autograder.author.notebook import kit_digest\n"
     "print(json.dumps({'root': str(autograder.KIT_ROOT), 'version': autograder.__version__, "
     "'grading': {n: kit_digest(x) for n, x in a.discover().items()}}))"
 )
@@ -135,7 +136,7 @@ KERNEL_PROBE = (
 def kernel_kit_line(python: str, probe: dict) -> str:
     """What doctor says of the kit the kernel imports, compared with this one."""
     from . import KIT_ROOT, __version__
-    from .author.notebook import kit_digest
+    from .grade.deciding import kit_digest
 
     where = f"the 'python3' kernel ({python}) imports the kit at {probe['root']} (version {probe['version']})"
     if os.path.realpath(probe["root"]) == os.path.realpath(KIT_ROOT):

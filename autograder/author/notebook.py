@@ -11,12 +11,10 @@ and the release alike: what a grader looks for stays in the lesson.
 
 from __future__ import annotations
 
-import hashlib
-
 import nbformat
 
-from .. import KIT_ROOT, __version__
 from ..assignment import Assignment
+from ..grade.deciding import kit_digest
 from . import lesson as lessons
 from .blocks import GENERATED_NOTE, add_stub_raises, exercise_message, given_code, read_blocks
 from .bundle import CELL_METADATA
@@ -46,25 +44,6 @@ LANGUAGE_INFO = {
     "nbconvert_exporter": "python",
     "pygments_lexer": "ipython3",
 }
-
-
-def kit_digest(assignment: Assignment) -> str:
-    """A hash of what decides the points the hidden cells give in nbgrader's kernel.
-
-    The kit's version, its public engine, its graders' runtime, its scoring and the
-    assignment's folder: a kernel whose copy of the kit hashes otherwise would give
-    other points than the course's kit, and its hidden cells refuse to score.
-    """
-    kit = KIT_ROOT / "autograder"
-    files = [p for folder in ("public", "grade") for p in sorted((kit / folder).rglob("*.py"))]
-    files += [kit / "results" / "scoring.py"]
-    files += sorted(p for p in assignment.folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
-    digest = hashlib.sha256(__version__.encode() + b"\0")
-    for path in files:
-        digest.update(
-            path.relative_to(KIT_ROOT).as_posix().encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest()
-        )
-    return digest.hexdigest()[:16]
 
 
 def answer_cell(answer_id: str, points: float) -> nbformat.NotebookNode:

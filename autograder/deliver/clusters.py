@@ -38,6 +38,7 @@ from pathlib import Path
 
 from ..assignment import Assignment
 from ..errors import KitError
+from ..grade.deciding import NOTES_FILE
 from ..public.loader import holds_stub
 from ..results.atomic import write_atomically
 from ..results.outcome import GRADED
@@ -52,7 +53,6 @@ if sys.version_info >= (3, 11):
 else:  # Python 3.10
     import tomli as tomllib
 
-NOTES_FILE = "cluster_notes.toml"
 NOTE_LIMIT = 4000  # characters of one note
 
 

@@ -33,8 +33,8 @@ from functools import cache
 
 from .. import KIT_ROOT, __version__
 from .. import assignment as assignments
-from ..author.notebook import kit_digest
 from ..grade.carry import checked_in_kernel
+from ..grade.deciding import kit_digest
 from ..grade.engine import run_check
 from ..grade.plan import collect
 from ..grade.reference import Reference

@@ -12,35 +12,22 @@ import hashlib
 from dataclasses import asdict
 from pathlib import Path
 
-from .. import KIT_ROOT, __version__
 from ..assignment import Assignment
 from ..config import GradingConfig
+from ..grade.deciding import deciding_digest
 from ..public import trees
 from ..results.outcome import GRADED
 from ..results.read import Results
 from ..results.text import clean_name
-from .clusters import NOTES_FILE
 from .intake import Submission
 
 
 def grading_digest(assignment: Assignment, config: GradingConfig) -> str:
-    """A hash of everything that decides a grade: a change of any of it grades everyone again."""
-    digest = hashlib.sha256(
-        f"{__version__}\n{config.device} {config.timeout} {config.wall_factor} {config.memory} {config.processes} {config.isolation}\n".encode()
+    """A hash of everything that decides a grade (grade/deciding.py) and the grading options: a change of any of it grades everyone again."""
+    options = (
+        f"{config.device} {config.timeout} {config.wall_factor} {config.memory} {config.processes} {config.isolation}"
     )
-    kit = KIT_ROOT / "autograder"
-    files = [p for folder in ("public", "grade", "sandbox") for p in sorted((kit / folder).rglob("*.py"))]
-    files += [kit / "results" / "scoring.py", kit / "config.py"]
-    files += sorted(
-        p
-        for p in assignment.folder.rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts and p.name != NOTES_FILE  # notes decide feedback only
-    )
-    for path in files:
-        digest.update(
-            path.relative_to(KIT_ROOT).as_posix().encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest()
-        )
-    return digest.hexdigest()
+    return deciding_digest(assignment, options).hexdigest()
 
 
 def submission_digest(path: Path) -> str:

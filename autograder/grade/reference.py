@@ -10,7 +10,6 @@ PyTorch to judge a submission or to name its mistake.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
@@ -23,11 +22,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import KIT_ROOT, __version__
+from .. import KIT_ROOT
 from ..assignment import Assignment
 from ..public import wire
 from ..public.probing import Implementation, run_probe
 from ..results.atomic import atomic_file, write_atomically
+from .deciding import deciding_digest
 from .threads import single_threaded
 
 CACHE = KIT_ROOT / "build" / "cache"
@@ -200,16 +200,8 @@ class Reference:
 
 
 def cache_path(assignment: Assignment) -> Path:
-    """Where the outputs are kept: named by everything they depend on."""
-    digest = hashlib.sha256(f"{__version__} {sys.version} {platform.machine()} {_versions()}".encode())
-    sources = [assignment.reference_path] + sorted(
-        p for p in assignment.folder.rglob("*.py") if "__pycache__" not in p.parts and p.name != "reference.py"
-    )
-    sources += sorted((KIT_ROOT / "autograder" / "public").glob("*.py")) + [
-        KIT_ROOT / "autograder" / "grade" / "inputs.py"
-    ]
-    for path in sources:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    """Where the outputs are kept: named by everything that decides a grade (grade/deciding.py), the Python and the libraries."""
+    digest = deciding_digest(assignment, sys.version, platform.machine(), _versions())
     return CACHE / f"{assignment.name}-{digest.hexdigest()[:20]}.npz"
 
 

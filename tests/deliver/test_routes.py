@@ -436,8 +436,8 @@ def test_visible_inputs_are_not_hidden_ones(assignment):
 def test_hidden_cells_refuse_to_score_naming_the_fix(mha, capsys, points, kit, says):
     """Does a hidden cell whose points or kit differ from the kernel's kit raise, saying what to run, instead of scoring?"""
     from autograder import KIT_ROOT, __version__
-    from autograder.author.notebook import kit_digest
     from autograder.deliver.nbgrader import NotScored, grade_in_notebook
+    from autograder.grade.deciding import kit_digest
     from autograder.grade.reference import Reference
 
     namespace = Reference.of(mha).impl._namespace
@@ -452,8 +452,9 @@ def test_hidden_cells_refuse_to_score_naming_the_fix(mha, capsys, points, kit, s
 
 def test_hidden_cells_score_with_their_own_kit_and_say_it_can_be_forged(mha, capsys):
     """With the cell's points and kit, does the hidden cell give the points and say that autograde can be forged?"""
-    from autograder.author.notebook import hidden_test_source, kit_digest
+    from autograder.author.notebook import hidden_test_source
     from autograder.deliver.nbgrader import grade_in_notebook
+    from autograder.grade.deciding import kit_digest
     from autograder.grade.reference import Reference
 
     assert f'points=2.0, kit="{kit_digest(mha)}")' in hidden_test_source(mha, "tokenize")
@@ -468,8 +469,8 @@ def test_doctor_names_the_kit_the_kernel_imports(mha):
     """Does doctor say where the kernel's kit is, its version, and whether it grades as this one?"""
     from autograder import KIT_ROOT, __version__
     from autograder import assignment as assignments
-    from autograder.author.notebook import kit_digest
     from autograder.doctor import _nbgrader_kernel, kernel_kit_line
+    from autograder.grade.deciding import kit_digest
 
     line = _nbgrader_kernel()
     assert f"imports the kit at {KIT_ROOT} (version {__version__}): this checkout" in line, line

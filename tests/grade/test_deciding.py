@@ -1,0 +1,60 @@
+"""Does one list of what decides a grade drive all three digests, and leave out only feedback?"""
+
+import shutil
+
+import pytest
+
+from autograder import KIT_ROOT
+from autograder import assignment as assignments
+from autograder.config import GradingConfig
+from autograder.deliver.regrade import grading_digest
+from autograder.grade import reference
+from autograder.grade.deciding import NOTES_FILE, deciding_files, kit_digest
+
+
+@pytest.fixture
+def copy_of_mha(monkeypatch, tmp_path):
+    """mha's folder copied where the test may change it, discovered as the assignment 'mha'."""
+    shutil.copytree(assignments.get("mha").folder, tmp_path / "mha", ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(assignments, "SOLUTIONS", tmp_path)
+    return assignments.Assignment("mha")
+
+
+def digests(assignment) -> tuple[str, str, str]:
+    return kit_digest(assignment), grading_digest(assignment, GradingConfig()), reference.cache_path(assignment).name
+
+
+def test_the_list_holds_the_kit_parts_that_decide_points_and_the_whole_folder(copy_of_mha):
+    """Are the sandbox, scoring, the options and every file of the assignment's folder (but its notes) on the list?"""
+    (copy_of_mha.folder / NOTES_FILE).write_text('"abc" = "a note"\n')
+    files = deciding_files(copy_of_mha)
+    kit = {p.relative_to(KIT_ROOT).as_posix() for p in files if p.is_relative_to(KIT_ROOT)}
+    assert {"autograder/grade/engine.py", "autograder/sandbox/host/session.py", "autograder/public/compare.py"} <= kit
+    assert {"autograder/results/scoring.py", "autograder/config.py"} <= kit
+    own = {p.relative_to(copy_of_mha.folder).as_posix() for p in files if p.is_relative_to(copy_of_mha.folder)}
+    assert {"reference.py", "points.toml", "probes.py", "visible.py", "mistakes.py"} <= own
+    assert NOTES_FILE not in own
+
+
+def test_a_change_to_any_deciding_file_changes_every_digest(copy_of_mha):
+    """Do the kit digest, the regrade digest and the reference cache all move when the reference or points change?"""
+    before = digests(copy_of_mha)
+    path = copy_of_mha.folder / "points.toml"
+    path.write_text(path.read_text() + "\n# changed\n")
+    after_points = digests(copy_of_mha)
+    assert all(b != a for b, a in zip(before, after_points))
+    path = copy_of_mha.folder / "reference.py"
+    path.write_text(path.read_text() + "\n# changed\n")
+    assert all(b != a for b, a in zip(after_points, digests(copy_of_mha)))
+
+
+def test_notes_change_no_digest(copy_of_mha):
+    """Does writing a cluster note (feedback only) leave every digest as it was, so nothing is regraded or refused?"""
+    before = digests(copy_of_mha)
+    (copy_of_mha.folder / NOTES_FILE).write_text('"abc" = "a note"\n')
+    assert digests(copy_of_mha) == before
+
+
+def test_the_digests_do_not_depend_on_where_the_folder_lies(copy_of_mha):
+    """Is a copy of the assignment's folder elsewhere hashed like the course's own (only contents and names count)?"""
+    assert kit_digest(copy_of_mha) == kit_digest(assignments.get("mha"))
