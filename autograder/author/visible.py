@@ -19,6 +19,7 @@ import numpy as np
 from ..assignment import Assignment
 from ..grade import carry
 from ..grade import mistakes as catalogue
+from ..grade.plan import collect, hidden_summary
 from ..grade.reference import Reference
 from ..public import wire
 from ..public.compare import matches
@@ -66,9 +67,6 @@ def visible_checks(assignment: Assignment, reference: Reference) -> list[dict]:
 
 
 def visible_data(assignment: Assignment) -> dict:
-    from ..grade.engine import hidden_summary
-    from ..grade.plan import collect
-
     return {
         "assignment": assignment.name,
         "checks": visible_checks(assignment, Reference.of(assignment)),

@@ -29,7 +29,7 @@ from .. import assignment as assignments
 from ..assignment import Assignment
 from ..config import GradingConfig
 from ..errors import KitError
-from ..grade.engine import infer_assignment
+from ..grade.submission import infer_assignment
 from ..public import trees
 from ..results.outcome import GRADED, KIT_ERROR
 from ..results.read import Results

@@ -13,7 +13,8 @@ from pathlib import Path
 from .. import assignment as assignments
 from ..config import GradingConfig
 from ..errors import KitError
-from ..grade.engine import Grader, infer_assignment
+from ..grade.engine import Grader
+from ..grade.submission import infer_assignment
 from ..public.loader import SubmissionError
 from ..results.outcome import Outcome, not_gradable, outcome_of, outcome_of_error
 

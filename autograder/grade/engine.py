@@ -20,12 +20,10 @@ from __future__ import annotations
 
 import copy
 import functools
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import assignment as assignments
 from ..assignment import Assignment
 from ..config import GradingConfig
 from ..errors import KitError
@@ -34,8 +32,6 @@ from ..public.loader import (
     Entry,
     GradedSource,
     SubmissionError,
-    cell_digest,
-    defined_names,
     find_entry,
     graded_source,
 )
@@ -54,8 +50,9 @@ from .behaviour import case_behaviour
 from .carry import Server, carry_forward
 from .judge import Mismatch
 from .mistakes import callees_first, catalogue, name_mistakes, prepare
-from .plan import Check, collect
+from .plan import Check, collect, hidden_summary
 from .reference import Reference
+from .submission import demo_cell_digests
 from .threads import single_threaded
 
 
@@ -495,66 +492,3 @@ def _process_level(message: str) -> bool:
 def _as_json(outputs: dict) -> dict:
 
     return {key: wire.array_to_json(value) for key, value in outputs.items()}
-
-
-def hidden_summary(plan: list[Check]) -> dict[str, dict]:
-    """Per graded name: how many hidden cases, and the title of each hidden check."""
-    summary: dict[str, dict] = {}
-    for check in plan:
-        entry = summary.setdefault(check.name, {"cases": 0, "titles": []})
-        entry["cases"] += 1
-        if check.title not in entry["titles"]:
-            entry["titles"].append(check.title)
-    return summary
-
-
-def demo_cell_digests(assignment: Assignment) -> tuple[str, ...]:
-    """The release notebook's own demonstration cells (neither exercises nor grade cells)."""
-
-    path = assignment.release_dir / assignment.notebook_name
-    if not path.exists():
-        return ()
-    cells = json.loads(path.read_text()).get("cells", [])
-    digests = set()
-    for cell in cells:
-        if cell.get("cell_type") == "code" and "nbgrader" not in cell.get("metadata", {}):
-            source = cell.get("source", "")
-            digests.add(cell_digest("".join(source) if isinstance(source, list) else source))
-    return tuple(sorted(digests))
-
-
-def infer_assignment(path: Path) -> Assignment:
-    """The assignment a submission is for: from the notebook's metadata, else from the names it defines."""
-
-    path = Path(path)
-    known = assignments.discover()
-    notebooks = [path] if path.suffix == ".ipynb" else _notebooks_in(path)[:50] if path.is_dir() else []
-    for notebook in notebooks:
-        try:
-            if notebook.is_symlink() or notebook.stat().st_size > 8 * 2**20:
-                continue
-            metadata = json.loads(notebook.read_text(encoding="utf-8")).get("metadata", {})
-        except (OSError, ValueError, RecursionError, AttributeError):
-            continue
-        name = metadata.get("autograder", {}).get("assignment") if isinstance(metadata, dict) else None
-        if name in known:
-            return known[name]
-    scores = []
-    for assignment in known.values():
-        try:
-            entry = find_entry(path, assignment.graded)
-            scores.append((len(defined_names(entry) & set(assignment.graded)), assignment.name))
-        except SubmissionError:
-            continue
-    scores.sort(reverse=True)
-    if not scores or scores[0][0] == 0 or (len(scores) > 1 and scores[0][0] == scores[1][0]):
-        raise KitError(f"cannot tell which assignment {path} is for; pass --assignment (one of {', '.join(known)})")
-    return known[scores[0][1]]
-
-
-def _notebooks_in(folder: Path) -> list[Path]:
-    """The notebooks in a submitted folder, sorted; none from a folder nested deeper than the kit reads."""
-    try:
-        return [p for p in trees.regular_files(folder) if p.suffix == ".ipynb"]
-    except trees.TreeTooDeep:
-        return []

@@ -179,3 +179,14 @@ def _id_of(value, argname: str, index: int) -> str:
     if inspect.isclass(value) or inspect.isfunction(value):
         return value.__name__
     return f"{argname}{index}"
+
+
+def hidden_summary(plan: list[Check]) -> dict[str, dict]:
+    """Per graded name: how many hidden cases, and the title of each hidden check."""
+    summary: dict[str, dict] = {}
+    for check in plan:
+        entry = summary.setdefault(check.name, {"cases": 0, "titles": []})
+        entry["cases"] += 1
+        if check.title not in entry["titles"]:
+            entry["titles"].append(check.title)
+    return summary

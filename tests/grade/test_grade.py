@@ -8,9 +8,7 @@ import pytest
 
 from autograder import KIT_ROOT
 from autograder.author.samples import sample_path
-from autograder.errors import KitError
 from autograder.grade import mistakes
-from autograder.grade.engine import infer_assignment
 from autograder.results.write import gradescope_json
 
 from ..conftest import lost_names
@@ -84,33 +82,6 @@ def test_points_add_up_exactly(mha, mha_grader):
     for name, (_, top) in report.by_name().items():
         assert top == mha.points[name]
     assert report.max_score == 40 and str(gradescope_json(report)["score"]) == "37.371429"
-
-
-@pytest.mark.parametrize(
-    "path, name",
-    [
-        ("release/mha/mha.ipynb", "mha"),
-        ("solutions/mha/reference.py", "mha"),
-        ("assignments/mha.py", "mha"),
-        ("tests/heldout/mha/correct_repo", "mha"),
-        ("release/attention_numpy/attention_numpy.ipynb", "attention_numpy"),
-        ("assignments/attention_numpy.py", "attention_numpy"),
-        ("release/encoder_block/encoder_block.ipynb", "encoder_block"),
-        ("assignments/encoder_block.py", "encoder_block"),
-        # it also defines MultiHeadAttention (given code here, an exercise of mha): most names win
-        ("tests/heldout/encoder_block/correct_torch_style.py", "encoder_block"),
-    ],
-)
-def test_assignment_is_inferred(path, name):
-    """Is --assignment optional when the submission makes it clear?"""
-    assert infer_assignment(KIT_ROOT / path).name == name
-
-
-def test_unknown_submission_is_a_clear_error(tmp_path):
-    """Does a folder with nothing gradable say what to do?"""
-    (tmp_path / "notes.txt").write_text("nothing here")
-    with pytest.raises(KitError, match="pass --assignment"):
-        infer_assignment(tmp_path)
 
 
 @pytest.mark.slow
