@@ -5,7 +5,7 @@ inputs, the reference's outputs, and the outputs of every known mistake that dif
 on those inputs (or the error it raises, without the place), so that a student's check
 can name the mistake without any reference code. It also summarises the hidden checks (how many, and what each verifies), without
 their inputs. For a check of a name that calls other graded names, it also stores the reference's
-calls of them on the check's inputs (grade/carry.py), so that the notebook's check can
+calls of them on the check's inputs (grade/recorded.py), so that the notebook's check can
 stand the reference in for an exercise that fails its own checks. The format is read
 by autograder/public/selfcheck.py.
 """
@@ -17,8 +17,8 @@ import json
 import numpy as np
 
 from ..assignment import Assignment
-from ..grade import carry
 from ..grade import mistakes as catalogue
+from ..grade import recorded
 from ..grade.plan import collect, hidden_summary
 from ..grade.reference import Reference
 from ..public import wire
@@ -47,7 +47,7 @@ def visible_checks(assignment: Assignment, reference: Reference) -> list[dict]:
                 mistakes.append({**entry, "outputs": _select(outputs, keys)})
         meta, arrays = wire.pack(case.inputs)
         carried = (
-            carry.visible_records(assignment, case.name, probe_id, case.inputs) if assignment.carry_forward else None
+            recorded.visible_records(assignment, case.name, probe_id, case.inputs) if assignment.carry_forward else None
         )
         checks.append(
             {
@@ -72,7 +72,7 @@ def visible_data(assignment: Assignment) -> dict:
         "checks": visible_checks(assignment, Reference.of(assignment)),
         "hidden": hidden_summary(collect(assignment)),
         "carry_forward": assignment.carry_forward,
-        "kinds": carry.exercise_kinds(assignment),
+        "kinds": recorded.exercise_kinds(assignment),
     }
 
 
@@ -97,7 +97,7 @@ def equivalent(old: dict, new: dict) -> bool:
             k: v for k, v in b.items() if k not in ("expected", "mistakes", "carried")
         }:
             return False
-        if not carry.same_records(a.get("carried"), b.get("carried")):
+        if not recorded.same_records(a.get("carried"), b.get("carried")):
             return False
         tolerances = PROBES[a["probe"]].tolerances
         if not _same_outputs(a["expected"], b["expected"], tolerances):
