@@ -24,9 +24,6 @@ import numpy as np
 
 from ..assignment import Assignment
 from ..public.carry import (
-    CarryError,
-    Decoder,
-    Encoder,
     Message,
     Substitutes,
     attach,
@@ -37,6 +34,7 @@ from ..public.carry import (
     replace_tensors,
     talk,
 )
+from ..public.plain_trees import CarryError, Decoder, Encoder
 from ..results.scoring import summarize
 from .reference import Reference
 

@@ -15,13 +15,9 @@ import numpy as np
 
 from ..assignment import Assignment
 from ..public import wire
-from ..public.carry import (
-    Encoder,
-    method_signature_of,
-    normalized,
-    same_tree,
-)
+from ..public.plain_trees import Encoder, method_signature_of, normalized
 from ..public.probing import Implementation, run_probe
+from ..public.replay import same_tree
 from .carry import kinds, plain_error
 from .inputs import rng
 from .reference import Reference, exec_source

@@ -12,7 +12,7 @@ tensors. The route decides who answers (``ask``):
 * nbgrader's kernel, the same server called in the same process;
 * the student's notebook, where no grader runs: the answers recorded when the release
   was built, from the reference's own calls on each visible check's inputs
-  (``Recorded``), given where the caller passes the same data within a tolerance.
+  (public/replay.py), given where the caller passes the same data within a tolerance.
 
 Messages (the student's side asks, the trusted side answers ``carried``):
 
@@ -30,9 +30,7 @@ dropout module): it asks the student's side, which answers ``called``:
     {"op": "callback", "kind": "vjp",  "call": c, "grads": tree}
     {"op": "called", "result": tree, "call": c or None, "error": text or None}
 
-A tree is JSON: numbers, strings, None, and tagged lists, tuples, dicts, arrays, tensors
-(with whether they require a gradient), dtypes and callables (a handle), the arrays sent
-beside it. A gradient through a stand-in is the trusted side's too (``vjp``), where the
+A tree is plain data with its arrays beside it (public/plain_trees.py). A gradient through a stand-in is the trusted side's too (``vjp``), where the
 route carries gradients; the notebook's route carries values only.
 
 A stand-in answers only while the checks it was made for run: once they end it refuses,
@@ -41,15 +39,13 @@ so a caller that keeps it (in a global, a closure) gains nothing from it later.
 
 from __future__ import annotations
 
-import inspect
-import sys
 from collections.abc import Callable
 from contextlib import contextmanager
 
 import numpy as np
 
-from .probing import ContractError, Tolerance, describe_exception
-from .wire import PLAIN_KINDS
+from .plain_trees import CarryError, Decoder, Encoder, loaded_torch, method_signature_of, normalized
+from .probing import Tolerance, describe_exception
 
 Message = tuple[dict, dict]  # (meta, arrays)
 Ask = Callable[[dict, dict], Message]
@@ -60,13 +56,6 @@ Ask = Callable[[dict, dict], Message]
 # notebook), a call is the recorded one when its data are this close.
 SAME_CALL = Tolerance(rtol=1e-4, atol=1e-5, why="the caller's own float32 arithmetic before the call, in another order")
 
-MAX_DEPTH = 16  # nesting of a tree
-MAX_LEAVES = 4096  # values in a tree
-
-
-class CarryError(ContractError):
-    """A stand-in could not answer (refused, or the reference raised): the call fails with this message."""
-
 
 def carried_note(name: str, callees, verb: str = "graded") -> str:
     """What the feedback says of an exercise graded with the reference's callees."""
@@ -76,168 +65,13 @@ def carried_note(name: str, callees, verb: str = "graded") -> str:
     return f"{name} {verb} with the reference's {listed}, since {which}"
 
 
-# ------------------------------------------------------------------ trees of plain data
-
-
-def _torch():
-    return sys.modules.get("torch")
-
-
-class Encoder:
-    """Turns arguments and results into a tree and its arrays; keeps the tensors and callables met, in order."""
-
-    def __init__(self, arrays: dict | None = None, callables: list | None = None):
-        self.arrays = arrays if arrays is not None else {}
-        self.callables = callables  # None: a callable cannot be sent
-        self.tensors: list = []  # every tensor leaf, in the tree's order
-        self._leaves = 0
-
-    def tree(self, value, depth: int = 0):
-        self._leaves += 1
-        if depth > MAX_DEPTH or self._leaves > MAX_LEAVES:
-            raise CarryError("the arguments are nested too deeply, or hold too many values, to be carried")
-        torch = _torch()
-        if value is None or isinstance(value, (bool, int, float, str)):
-            return value
-        if isinstance(value, np.generic) and value.dtype.kind in PLAIN_KINDS:
-            return value.item()
-        if torch is not None and isinstance(value, torch.Tensor):
-            self.tensors.append(value)
-            plain = value.detach().resolve_conj().resolve_neg().as_subclass(torch.Tensor).to("cpu")
-            if plain.dtype == torch.bfloat16:
-                plain = plain.float()
-            return {"$": "tensor", "a": self._array(plain.numpy()), "grad": bool(value.requires_grad)}
-        if isinstance(value, np.ndarray) and value.dtype.kind in PLAIN_KINDS:
-            return {"$": "ndarray", "a": self._array(value)}
-        if torch is not None and isinstance(value, torch.dtype):
-            return {"$": "dtype", "name": str(value).removeprefix("torch.")}
-        if isinstance(value, (list, tuple)):
-            return {"$": type(value).__name__, "items": [self.tree(item, depth + 1) for item in value]}
-        if isinstance(value, dict) and all(isinstance(key, str) for key in value):
-            return {"$": "dict", "items": [[key, self.tree(item, depth + 1)] for key, item in value.items()]}
-        if callable(value) and self.callables is not None:
-            self.callables.append(value)
-            return {"$": "callable", "h": len(self.callables) - 1}
-        raise CarryError(f"a {type(value).__name__} cannot be carried to the reference")
-
-    def _array(self, array: np.ndarray) -> str:
-        key = f"t{len(self.arrays)}"
-        self.arrays[key] = np.array(array, copy=True, order="C")
-        return key
-
-
-class Decoder:
-    """Turns a tree and its arrays back into values: arrays, tensors (made by ``tensor``) and callables."""
-
-    def __init__(self, arrays: dict, tensor: Callable | None = None, callable_of: Callable | None = None):
-        self.arrays = arrays
-        self.tensor = tensor  # (array, wants_grad) -> tensor
-        self.callable_of = callable_of  # handle -> a callable
-        self.tensors: list = []  # every tensor made, in the tree's order
-        self._leaves = 0
-
-    def value(self, tree, depth: int = 0):
-        self._leaves += 1
-        if depth > MAX_DEPTH or self._leaves > MAX_LEAVES:
-            raise CarryError("a carried tree is nested too deeply or holds too many values")
-        if tree is None or isinstance(tree, (bool, int, float, str)):
-            return tree
-        if not isinstance(tree, dict) or not isinstance(tree.get("$"), str):
-            raise CarryError("a carried tree is malformed")
-        tag = tree["$"]
-        if tag in ("tensor", "ndarray"):
-            array = self.arrays.get(tree.get("a"))
-            if not isinstance(array, np.ndarray):
-                raise CarryError("a carried tree names an array that was not sent")
-            if tag == "ndarray" or self.tensor is None:
-                return np.array(array, copy=True)
-            made = self.tensor(array, bool(tree.get("grad")))
-            self.tensors.append(made)
-            return made
-        if tag == "dtype":
-            torch = _torch()
-            dtype = getattr(torch, str(tree.get("name")), None) if torch is not None else None
-            if torch is None or not isinstance(dtype, torch.dtype):
-                raise CarryError("a carried tree names an unknown dtype")
-            return dtype
-        if tag in ("list", "tuple"):
-            items = [self.value(item, depth + 1) for item in _items(tree)]
-            return items if tag == "list" else tuple(items)
-        if tag == "dict":
-            pairs = _items(tree)
-            if not all(isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str) for pair in pairs):
-                raise CarryError("a carried tree is malformed")
-            return {key: self.value(item, depth + 1) for key, item in pairs}
-        if tag == "callable" and self.callable_of is not None and isinstance(tree.get("h"), int):
-            return self.callable_of(tree["h"])
-        raise CarryError("a carried tree is malformed")
-
-
-def _items(tree: dict) -> list:
-    items = tree.get("items")
-    if not isinstance(items, list):
-        raise CarryError("a carried tree is malformed")
-    return items
-
-
-def grad_flags(trees) -> list[bool]:
-    """Whether each tensor leaf of the trees (in order) requires a gradient."""
-    flags: list[bool] = []
-
-    def walk(tree) -> None:
-        if isinstance(tree, dict) and tree.get("$") == "tensor":
-            flags.append(bool(tree.get("grad")))
-        elif isinstance(tree, dict) and tree.get("$") in ("list", "tuple"):
-            for item in tree.get("items", []):
-                walk(item)
-        elif isinstance(tree, dict) and tree.get("$") == "dict":
-            for pair in tree.get("items", []):
-                walk(pair[1])
-
-    for tree in trees:
-        walk(tree)
-    return flags
-
-
-def normalized(function, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
-    """The arguments bound to the function's parameters, in order, defaults filled in: a call by keyword
-    and the same call by position are then one call. As given where they cannot be bound."""
-    try:
-        signature = inspect.signature(function)
-        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in signature.parameters.values()):
-            return args, kwargs
-        bound = signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-    except (TypeError, ValueError):
-        return args, kwargs
-    return tuple(bound.arguments.values()), {}
-
-
-def method_signature_of(cls, method: str):
-    """A class's method without its self, for ``normalized`` (None where the class has no such method)."""
-    function = getattr(cls, method, None) if isinstance(cls, type) else None
-    if function is None:
-        return None
-    try:
-        signature = inspect.signature(function)
-    except (TypeError, ValueError):
-        return None
-    parameters = list(signature.parameters.values())[1:]
-
-    def bindable(*args, **kwargs):
-        return None
-
-    bindable.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
-    return bindable
-
-
 # ------------------------------------------------------------------ gradients through a carried call
 
 
 @contextmanager
 def grad_enabled():
     """Autograd on (a custom Function's forward turns it off), where PyTorch is in use."""
-    torch = _torch()
+    torch = loaded_torch()
     if torch is None:
         yield
         return
@@ -246,7 +80,7 @@ def grad_enabled():
 
 
 def differentiable(value) -> bool:
-    torch = _torch()
+    torch = loaded_torch()
     return torch is not None and isinstance(value, torch.Tensor) and (value.is_floating_point() or value.is_complex())
 
 
@@ -442,7 +276,7 @@ class Substitutes:
             raise CarryError(f"the reference's {name}, standing in for yours, raised {reply['error']}")
         decoder = Decoder(answer, self._tensor_maker(device))
         result = decoder.value(reply.get("result"))
-        torch = _torch()
+        torch = loaded_torch()
         if not (inputs and torch is not None and torch.is_grad_enabled()):
             return result
         if not any(differentiable(t) for t in decoder.tensors):
@@ -569,109 +403,3 @@ def _register(module, path: str, value, parameter: bool) -> None:
         node.register_parameter(leaf, torch.nn.Parameter(value.detach().clone()))
     else:
         node.register_buffer(leaf, value.detach().clone())
-
-
-# ------------------------------------------------------------------ answers recorded for the notebook
-
-
-class Recorded:
-    """The reference's answers recorded on one visible check's inputs, given where the call matches.
-
-    records: [{"kind", "name", "args", "kwargs", "state", "training", "callbacks",
-    "result", "error"}, ...] with trees over ``arrays``; a callback is
-    {"handle": position among the call's callables, "args", "kwargs", "result"}.
-    """
-
-    def __init__(self, records: list[dict], arrays: dict[str, np.ndarray]):
-        self.records = records
-        self.arrays = arrays
-
-    def handle(self, meta: dict, arrays: dict, callback: Ask) -> Message:
-        if meta.get("kind") == "vjp":
-            return error_reply("carried", "the notebook's checks carry values only, not gradients")
-        for record in self.records:
-            if not self._same_call(record, meta, arrays):
-                continue
-            if not self._callbacks_agree(record, meta, callback):
-                continue
-            if record.get("error"):
-                return error_reply("carried", record["error"])
-            result = record.get("result")
-            return {"op": "carried", "result": result, "call": None, "error": None}, dict(self.arrays)
-        meta, _ = error_reply("carried", "no recorded call passes these arguments")
-        return {**meta, "unanswered": True}, {}
-
-    def _same_call(self, record: dict, meta: dict, arrays: dict) -> bool:
-        if record.get("kind") != meta.get("kind") or record.get("name") != meta.get("name"):
-            return False
-        parts = ["args", "kwargs"] + (["state"] if meta.get("kind") == "forward" else [])
-        if meta.get("kind") == "forward" and bool(record.get("training")) != bool(meta.get("training")):
-            return False
-        return all(same_tree(meta.get(part), arrays, record.get(part), self.arrays) for part in parts)
-
-    def _callbacks_agree(self, record: dict, meta: dict, callback: Ask) -> bool:
-        handles = _handles([meta.get("args"), meta.get("kwargs")])
-        for made in record.get("callbacks", []):
-            position = made.get("handle")
-            if not isinstance(position, int) or position >= len(handles):
-                return False
-            request = {"op": "callback", "kind": "call", "handle": handles[position]}
-            request.update(args=made.get("args"), kwargs=made.get("kwargs"))
-            reply, answer = callback(request, dict(self.arrays))
-            if reply.get("error") or not same_tree(reply.get("result"), answer, made.get("result"), self.arrays):
-                return False
-        return True
-
-
-def _handles(trees) -> list[int]:
-    found: list = []
-
-    def walk(tree) -> None:
-        if isinstance(tree, dict) and tree.get("$") == "callable":
-            found.append(tree.get("h"))
-        elif isinstance(tree, dict) and tree.get("$") in ("list", "tuple"):
-            for item in tree.get("items", []):
-                walk(item)
-        elif isinstance(tree, dict) and tree.get("$") == "dict":
-            for pair in tree.get("items", []):
-                walk(pair[1])
-
-    for tree in trees:
-        walk(tree)
-    return found
-
-
-def same_tree(a, arrays_a: dict, b, arrays_b: dict) -> bool:
-    """Whether two trees hold the same data: arrays within SAME_CALL (exact for integers, booleans and
-    strings), of the same shape and kind; callables wherever the other has one."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        tag = a.get("$")
-        if tag != b.get("$"):
-            return False
-        if tag in ("tensor", "ndarray"):
-            x, y = arrays_a.get(a.get("a")), arrays_b.get(b.get("a"))
-            return isinstance(x, np.ndarray) and isinstance(y, np.ndarray) and _same_array(x, y)
-        if tag in ("list", "tuple"):
-            items_a, items_b = a.get("items", []), b.get("items", [])
-            return len(items_a) == len(items_b) and all(
-                same_tree(x, arrays_a, y, arrays_b) for x, y in zip(items_a, items_b)
-            )
-        if tag == "dict":
-            pairs_a, pairs_b = a.get("items", []), b.get("items", [])
-            return [k for k, _ in pairs_a] == [k for k, _ in pairs_b] and all(
-                same_tree(x, arrays_a, y, arrays_b) for (_, x), (_, y) in zip(pairs_a, pairs_b)
-            )
-        if tag == "callable":
-            return True
-        return a == b
-    if isinstance(a, float) and isinstance(b, (int, float)) and not isinstance(b, bool):
-        return bool(SAME_CALL.close(np.array(a), np.array(b)))
-    return type(a) is type(b) and a == b
-
-
-def _same_array(x: np.ndarray, y: np.ndarray) -> bool:
-    if x.shape != y.shape:
-        return False
-    if (x.dtype.kind == "f") != (y.dtype.kind == "f") or (x.dtype.kind == "U") != (y.dtype.kind == "U"):
-        return False
-    return bool(np.all(SAME_CALL.close(x, y)))

@@ -43,10 +43,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import wire
-from .carry import Recorded, Substitutes, carried_note
+from .carry import Substitutes, carried_note
 from .compare import differences, matches
 from .loader import holds_stub
 from .probing import PROBES, Implementation, error_kind, run_probe
+from .replay import Recorded
 
 
 @dataclass

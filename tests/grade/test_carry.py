@@ -6,7 +6,8 @@ import torch
 
 from autograder.grade.carry import MAX_AXIS, MAX_ELEMENTS, MAX_INTEGER, Server
 from autograder.grade.reference import Reference
-from autograder.public.carry import CarryError, Encoder, Substitutes
+from autograder.public.carry import Substitutes
+from autograder.public.plain_trees import CarryError, Encoder
 
 
 @pytest.fixture(scope="module")

@@ -241,7 +241,7 @@ def test_a_kept_stand_in_answers_nothing_later(mha, capsys):
     """Does a stand-in that the layer keeps in a global refuse to answer once the layer's checks are over?"""
     import torch
 
-    from autograder.public.carry import CarryError
+    from autograder.public.plain_trees import CarryError
 
     namespace = student(
         mha,
