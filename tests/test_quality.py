@@ -2,8 +2,8 @@
 
 ruff's rules (pyproject's [tool.ruff.lint]) find undefined and unused names, unsorted
 imports, syntax newer than Python 3.10 and likely bugs; `ruff format --check` finds code
-that is not formatted. Code the kit did not write (tests/heldout, tests/hostile,
-tests/fairness) and generated files are excluded there.
+that is not formatted. Code the kit did not write (tests/data/heldout, tests/data/hostile,
+tests/data/fairness) and generated files are excluded there.
 """
 
 import subprocess

@@ -39,7 +39,7 @@ FLOAT32 = Tolerance(rtol=1e-4, atol=1e-5, why="float32 results summed in another
 GRADIENT = Tolerance(rtol=1e-4, atol=2e-5, why="float32 gradients summed in another order")
 # A whole layer chains attention (a softmax), two layer norms and the feed-forward
 # network: each step's rounding, divided by a token's std (about 1 here), reaches the
-# output. The five correct implementations of tests/heldout/encoder_block differ from
+# output. The five correct implementations of tests/data/heldout/encoder_block differ from
 # the reference by at most 1e-6 on the hidden inputs (CPU); atol leaves room for other
 # CPUs and a GPU, and stays far below the 1e-2 that a mistake moves a value.
 LAYER = Tolerance(rtol=1e-4, atol=3e-5, why="float32 through attention, two norms and the feed-forward network")

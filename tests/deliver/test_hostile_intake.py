@@ -1,7 +1,7 @@
 """Can one student's LMS export trick grade-all into giving her file, or her name, to a classmate? (issue 22)
 
 Each attack is an export as the LMS writes it, with one hostile student in it, built here
-from the course's samples (tests/hostile/README.md lists them): graded through grade-all
+from the course's samples (tests/data/hostile/README.md lists them): graded through grade-all
 from a zip and from a folder, the honest students keep their grades, the attacker gets
 only her own row, and everyone has a row.
 """

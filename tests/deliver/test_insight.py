@@ -1,7 +1,7 @@
 """Does grade-all show an instructor the class as a whole: students who fail alike grouped with ids that hold
 from term to term, a note written once reaching exactly its group, copies flagged, all on one page?
 
-The class is tests/cohort/attention_numpy/ (its README says who does what): ada and ben share a slip the
+The class is tests/data/cohort/attention_numpy/ (its README says who does what): ada and ben share a slip the
 catalogue does not know, cleo and dev a known mistake, fay is eli's copy with everything renamed and reordered.
 """
 
@@ -23,7 +23,7 @@ from autograder.grade.mistakes import Mistake
 from tests.deliver.test_feedback import CHROMIUM, chromium
 
 pytestmark = pytest.mark.slow
-COHORT = KIT_ROOT / "tests" / "cohort" / "attention_numpy"
+COHORT = KIT_ROOT / "tests" / "data" / "cohort" / "attention_numpy"
 NAME = "attention_numpy"
 BASE_1000 = {
     "id": "positional_base_1000",

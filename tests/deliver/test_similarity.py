@@ -10,7 +10,7 @@ from autograder import KIT_ROOT
 from autograder import assignment as assignments
 from autograder.deliver.similarity import Pair, similar_pairs, write_similarity
 
-COHORT = KIT_ROOT / "tests" / "cohort" / "attention_numpy"
+COHORT = KIT_ROOT / "tests" / "data" / "cohort" / "attention_numpy"
 
 
 @pytest.fixture(scope="module")

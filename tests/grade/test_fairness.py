@@ -1,10 +1,10 @@
 """Are submissions adapted from public code graded fairly, and are their mistakes named?
 
-tests/fairness/<assignment>/ holds correct submissions in the styles of public code and
+tests/data/fairness/<assignment>/ holds correct submissions in the styles of public code and
 ones that keep one real mistake seen there; expected.json lists, for each, the names
 that must lose points ("loses") and, for a mistake, the catalogue id its feedback must
 name ("named", null where no catalogue entry can explain it, with "why" saying so).
-tests/fairness/FINDINGS.md describes the set.
+tests/data/fairness/FINDINGS.md describes the set.
 """
 
 import json
@@ -17,7 +17,7 @@ from autograder.grade import mistakes
 
 from ..conftest import NAMES, lost_names
 
-FAIRNESS = KIT_ROOT / "tests" / "fairness"
+FAIRNESS = KIT_ROOT / "tests" / "data" / "fairness"
 # The share of the set's real mistakes whose feedback names a catalogue entry, at least.
 NAMED_SHARE = 0.8
 

@@ -1,6 +1,6 @@
 """Are submissions written independently of the kit graded as a careful instructor would?
 
-tests/heldout/<assignment>/ holds correct submissions in many styles and forms and
+tests/data/heldout/<assignment>/ holds correct submissions in many styles and forms and
 buggy ones with one bug each; expected.json lists, for each, the names that must
 lose points ("loses") and, where a catalogue entry describes the bug, its id ("named"),
 which the feedback must name.
@@ -15,7 +15,7 @@ from autograder import assignment as assignments
 
 from ..conftest import NAMES, lost_names
 
-HELDOUT = KIT_ROOT / "tests" / "heldout"
+HELDOUT = KIT_ROOT / "tests" / "data" / "heldout"
 CASES = [
     (name, entry, expected)
     for name in NAMES

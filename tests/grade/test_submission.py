@@ -17,13 +17,13 @@ from autograder.public.loader import cell_digest
         ("release/mha/mha.ipynb", "mha"),
         ("solutions/mha/reference.py", "mha"),
         ("assignments/mha.py", "mha"),
-        ("tests/heldout/mha/correct_repo", "mha"),
+        ("tests/data/heldout/mha/correct_repo", "mha"),
         ("release/attention_numpy/attention_numpy.ipynb", "attention_numpy"),
         ("assignments/attention_numpy.py", "attention_numpy"),
         ("release/encoder_block/encoder_block.ipynb", "encoder_block"),
         ("assignments/encoder_block.py", "encoder_block"),
         # it also defines MultiHeadAttention (given code here, an exercise of mha): most names win
-        ("tests/heldout/encoder_block/correct_torch_style.py", "encoder_block"),
+        ("tests/data/heldout/encoder_block/correct_torch_style.py", "encoder_block"),
     ],
 )
 def test_assignment_is_inferred(path, name):

@@ -23,7 +23,7 @@ from autograder import KIT_ROOT
 from autograder import assignment as assignments
 from autograder.public.loader import SubmissionError
 
-HOSTILE = KIT_ROOT / "tests" / "hostile"
+HOSTILE = KIT_ROOT / "tests" / "data" / "hostile"
 AFTER = "the reference, graded after the hostile set"
 EXPECTED = json.loads((HOSTILE / "expected.json").read_text())
 CONFIG = {"timeout": 3.0, "memory": 1.0, "processes": 32}

@@ -2,7 +2,7 @@
 
 The uid tier (root where namespaces are refused, tests/hosts/no_namespaces.py, with a
 copy of the kit only root can read) runs every student's code as a uid of its own on the
-host's file system. tests/hostile/read_classmates.py looks for a classmate's marker on
+host's file system. tests/data/hostile/read_classmates.py looks for a classmate's marker on
 every path of every process's command line (grade-all's export and --out folder) and in
 the grader's scratch folders; it scores only if it finds one. The marker is never
 written whole in the kit: it is put together here, at run time.
@@ -50,7 +50,7 @@ def course(mha):
     reference = mha.reference_path.read_text()
     for student, extra in (
         (ALICE, f"\n# {MARKER}\n"),
-        ("mallory", "\n\n" + (KIT_ROOT / "tests" / "hostile" / "read_classmates.py").read_text()),
+        ("mallory", "\n\n" + (KIT_ROOT / "tests" / "data" / "hostile" / "read_classmates.py").read_text()),
     ):
         (export / student).mkdir(parents=True)
         (export / student / "mha.py").write_text(reference + extra)

@@ -1,6 +1,6 @@
 """Does a hostile submission earn exactly what its honest work earns, and harm nothing?
 
-Each .py file of tests/hostile/ is appended to the reference (see its README); each
+Each .py file of tests/data/hostile/ is appended to the reference (see its README); each
 folder there is a whole submission. For each: the points lost are exactly those of
 expected.json, with the feedback saying what happened; results.json is the grader's
 own; its submission's folder is as it was; no process, file or System V object of the

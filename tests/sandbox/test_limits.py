@@ -2,7 +2,7 @@
 
 Each test forks a child of this process, enters the "process" tier there (the limits and
 the seccomp filter every tier ends with; sandbox/guest/isolation.py), tries one kind
-of allocation and reports the errno it got (0 when it worked). tests/hostile/ does the
+of allocation and reports the errno it got (0 when it worked). tests/data/hostile/ does the
 same through whole gradings, in every tier this machine can make.
 """
 

@@ -4,7 +4,7 @@ This machine is root with cgroup v1 controllers, where the hardened tier runs. T
 other hosts are simulated (tests/hosts/): an ordinary account (user namespaces: the
 "userns" tier), root in a container that refuses new namespaces (the "uid" tier), and
 a host whose only cgroup file system is cgroup2. In each, the hostile set
-(tests/hostile/) must earn only its honest points, leave nothing behind and change no
+(tests/data/hostile/) must earn only its honest points, leave nothing behind and change no
 file of the kit. A host this machine cannot simulate is skipped, with its reason.
 """
 

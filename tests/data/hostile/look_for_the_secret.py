@@ -1,4 +1,4 @@
-# Looks for what tests/hostile/leave_a_secret.py left behind (graded just before it,
+# Looks for what tests/data/hostile/leave_a_secret.py left behind (graded just before it,
 # perhaps under the same uid): the files, the System V segment, semaphore set and
 # message queue, the uid's keyring. Its own tokenize is wrong, so it scores only if
 # something of the previous student is still there.

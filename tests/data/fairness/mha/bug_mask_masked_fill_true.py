@@ -1,6 +1,6 @@
 # Source of the mistake: a CS336 (2024) assignment 1 solution, cs336_basics scaled_dot_product_attention:
 #   `x.masked_fill_(mask, -torch.inf)` as written, the mask used as it comes (that year's handout
-#   said "positions with a mask value of True should be masked out"); tests/fairness/mha/
+#   said "positions with a mask value of True should be masked out"); tests/data/fairness/mha/
 #   bug_mask_true_means_blocked.py keeps the same convention behind a mask.bool().
 # The rest: as correct_annotated.py (harvardnlp/annotated-transformer, adapted to the contract).
 # Mistake kept: masked_fill(mask, ...) blocks where the mask is True, and refuses the 0/1 integer mask.

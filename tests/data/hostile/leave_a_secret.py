@@ -2,7 +2,7 @@
 # might look: files in /tmp, /var/tmp, /dev/shm (POSIX shared memory) and /run/lock, a
 # System V shared-memory segment, semaphore set and message queue (open to every uid),
 # its uid's keyring. Its tokenize is honest once the secret is planted in /tmp, which
-# every tier lets it write. tests/hostile/look_for_the_secret.py looks for it.
+# every tier lets it write. tests/data/hostile/look_for_the_secret.py looks for it.
 import ctypes
 import os
 
