@@ -15,6 +15,7 @@ from typing import Protocol, runtime_checkable
 
 from ..public.compare import differences
 from ..public.probing import PROBES
+from ..public.torch_probes import dropout_key
 
 
 @runtime_checkable
@@ -98,7 +99,9 @@ def require_dropouts_built(
         "got": got,
         "keys": tuple(PROBES[probe.probe_id].tolerances),
     }
-    built = {key: float(got.get(key, float("nan"))) for key in got}
+    # Only the probabilities asked for, each a number: anything else the student's process sent
+    # (an extra key, a value that is no number) is the student's, never a failure of the kit.
+    built = {key: _number(got.get(key)) for key in (dropout_key(path) for path in paths)}
     wrong = [key for key, value in built.items() if value != p]  # the number given, stored as given: exact
     shown = f"{name}({', '.join(str(a) for a in args)}, dropout={p:g})"
     require(
@@ -109,3 +112,11 @@ def require_dropouts_built(
         else "",
         evidence,
     )
+
+
+def _number(value) -> float:
+    """A probability the student's side reported, as a float; nan where it is missing or no number."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("nan")

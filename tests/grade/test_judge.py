@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from autograder import assignment as assignments
 from autograder.assignment import discover
 from autograder.deliver.nbgrader import InProcessStudent
 from autograder.grade.authoring import Answers, Mismatch, Student, expect_same, require
@@ -47,3 +48,33 @@ def test_require_fails_with_its_message_only_when_the_condition_is_false():
     require(True, "never shown")
     with pytest.raises(Mismatch, match="the reason"):
         require(False, "the reason", {"probe_id": "p"})
+
+
+class Reporting:
+    """A student's side that reports these outputs for any probe call."""
+
+    device = "cpu"
+
+    def __init__(self, outputs: dict):
+        self.outputs = outputs
+
+    def run(self, probe_id: str, inputs: dict) -> dict:
+        return self.outputs
+
+    def error_of(self, probe_id: str, inputs: dict) -> str | None:
+        return None
+
+
+def test_a_dropout_read_ignores_what_was_not_asked_and_fails_a_value_that_is_no_number():
+    """Does require_dropouts_built judge only the probabilities asked for, failing the student (not the kit) on junk?"""
+    from autograder.grade.authoring import require_dropouts_built
+
+    probe = assignments.get("mha").module("probes").dropout_built
+    forged = {"self.dropout.p": np.array(0.3), "self.dropout.p@dtype": np.array("int64")}  # an extra label
+    require_dropouts_built(Reporting(forged), probe, "MultiHeadAttention", [8, 2], 0.3)
+    with pytest.raises(Mismatch, match="is nan"):
+        require_dropouts_built(
+            Reporting({"self.dropout.p": np.array("int64")}), probe, "MultiHeadAttention", [8, 2], 0.3
+        )
+    with pytest.raises(Mismatch, match="is 0.1"):
+        require_dropouts_built(Reporting({"self.dropout.p": np.array(0.1)}), probe, "MultiHeadAttention", [8, 2], 0.3)
