@@ -12,5 +12,8 @@ compare.py       what differs between two sets of outputs, in words
 loader.py        find a submission (parse only) and load it (run it)
 selfcheck.py     the visible checks: judge outputs against stored expectations
 carry.py         error carried forward: stand-ins that answer as the reference does, asked of the trusted side
+plain_trees.py   the plain data a stand-in sends (arguments, a module's state, results), bounded
+replay.py        the notebook's stand-ins: answers recorded at build time, given where the call matches
+trees.py         walking and removing a submitted folder without recursion, however deep
 notebook.py      check() and needs() in the student's notebook
 """
