@@ -71,7 +71,7 @@ def release_digest(assignment: Assignment, notebook: nbformat.NotebookNode) -> s
 
     The master notebook's cells as nbgrader's ClearSolutions and ClearHiddenTests leave
     them (ids, types, sources, metadata: points, locks, grade ids), its notebook metadata,
-    nbgrader's version and the settings of nbgrader_config.py (its comments aside).
+    nbgrader's major.minor version and the settings of nbgrader_config.py (its comments aside).
     """
     import nbgrader
 
@@ -80,10 +80,21 @@ def release_digest(assignment: Assignment, notebook: nbformat.NotebookNode) -> s
         line for line in NBGRADER_CONFIG.read_text().splitlines() if line.strip() and not line.lstrip().startswith("#")
     ]
     text = json.dumps(
-        {"cells": cells, "metadata": notebook.metadata, "nbgrader": nbgrader.__version__, "config": config},
+        {
+            "cells": cells,
+            "metadata": notebook.metadata,
+            "nbgrader": _feature_version(nbgrader.__version__),
+            "config": config,
+        },
         sort_keys=True,
     )
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _feature_version(version: str) -> str:
+    """nbgrader's major.minor: its patch releases change no release format, and the lock gives
+    Python 3.10 another patch than 3.11 (0.9.5, 0.9.6), which must not make the release stale."""
+    return ".".join(version.split(".")[:2])
 
 
 def recorded_digest(release: Path) -> str | None:

@@ -68,7 +68,9 @@ def test_a_renamed_and_reordered_copy_comes_first(numpy_assignment, tmp_path):
     paths["gus"] = copy
     pairs = similar_pairs(paths, numpy_assignment)
     assert {(p.a, p.b) for p in pairs[:2]} == {("eli", "fay"), ("ben", "gus")}, pairs[:3]
-    assert min(p.similarity for p in pairs[:2]) > 0.9
+    # a copy scores above 0.9 under Python 3.11 and 0.86 under 3.10 (the same copydetect 0.5.0):
+    # either is far above the 0.5 that students who wrote their own code stay under
+    assert min(p.similarity for p in pairs[:2]) > 0.8
     assert max(p.similarity for p in pairs[2:]) < 0.5  # students who wrote their own code share idioms only
     assert [p.similarity for p in pairs] == sorted((p.similarity for p in pairs), reverse=True)
 
