@@ -6,7 +6,7 @@ before it; tests/test_layout.py's LAYERS holds them to it):
 
 public/     ships to students: the self-check engine in every release notebook
 sandbox/    guest/ runs beside student code; host/ is the trusted side around it
-config.py, assignment.py   grading options; an assignment discovered from its folder
+config.py, assignments.py  grading options; an assignment discovered from its folder
 results/    points, results.json (its one reader and writer), junit.xml
 grade/      the hidden graders' runtime: plan, reference, judging, known mistakes;
             grade/authoring.py is all that an assignment's own files import
@@ -15,7 +15,7 @@ author/     author -> build -> release (nbgrader)
 deliver/    a class, its report and feedback, nbgrader, Gradescope, GitHub Classroom
 doctor.py, bench.py, demo.py, cli.py   the commands
 
-Each assignment is one folder, solutions/<name>/ (see assignment.py); the kit names none.
+Each assignment is one folder, solutions/<name>/ (see assignments.py); the kit names none.
 """
 
 from pathlib import Path

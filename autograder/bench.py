@@ -41,8 +41,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import KIT_ROOT
-from . import assignment as assignments
+from . import KIT_ROOT, assignments
 from .author.build import write_master
 from .author.notebook import notebook_text
 from .author.release import nbgrader_env

@@ -17,7 +17,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import assignment as assignments
+from . import assignments
 from .config import GradingConfig
 from .errors import KitError
 from .public.loader import SubmissionError

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from . import KIT_ROOT
-from . import assignment as assignments
+from . import KIT_ROOT, assignments
 from .author.build import build
 from .author.samples import sample_path
 from .config import GradingConfig

@@ -24,8 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import KIT_ROOT
-from . import assignment as assignments
+from . import KIT_ROOT, assignments
 from .config import GradingConfig
 from .errors import KitError
 from .public import trees
@@ -125,7 +124,8 @@ def _nbgrader_kernel() -> str:
 # What the kernel's copy of the kit is: where, which version, and how it grades each assignment.
 KERNEL_PROBE = (
     "import json, autograder, autograder.deliver.nbgrader\n"
-    "from autograder import assignment as a\n"
+    "try:\n    from autograder import assignments as a\n"
+    "except ImportError:  # a kit older than the module's plural name\n    from autograder import assignment as a\n"
     "try:\n    from autograder.grade.deciding import kit_digest\n"
     "except ImportError:  # a kit older than grade/deciding.py\n    from autograder.author.notebook import kit_digest\n"
     "print(json.dumps({'root': str(autograder.KIT_ROOT), 'version': autograder.__version__, "

@@ -3,7 +3,7 @@ a check of the results.json files it left against Gradescope's format (tests/res
 
 import pytest
 
-from autograder import assignment as assignments
+from autograder import assignments
 from autograder.config import GradingConfig
 from autograder.grade.engine import Grader
 from autograder.grade.threads import single_threaded

@@ -2,7 +2,7 @@
 
 import pytest
 
-import autograder.assignment
+import autograder.assignments
 from autograder.bench import bench, print_figures
 
 
@@ -26,6 +26,6 @@ def test_bench_prints_its_figures(capsys):
         "what the class view adds",
     ):
         assert words in out
-    assert set(figures["own_work"]) == set(autograder.assignment.get("mha").graded)
+    assert set(figures["own_work"]) == set(autograder.assignments.get("mha").graded)
     assert figures["small"].peak_mib > 0 and figures["nbgrader"].peak_mib > 0 and figures["baseline"].cpu > 0
     assert figures["insight"]["size"] == 5 and figures["insight"]["wall"] > 0 and figures["insight"]["cpu"] > 0

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from autograder import KIT_ROOT
-from autograder.assignment import discover
+from autograder.assignments import discover
 from autograder.author.bundle import bundle_files
 
 PACKAGE = KIT_ROOT / "autograder"
@@ -29,7 +29,7 @@ LAYERS = [
     "sandbox.guest",
     "sandbox.host",
     "config",
-    "assignment",
+    "assignments",
     "results",
     "grade",
     "course",  # solutions/<name>/, imported as autograder.course.<name>: it imports grade.authoring only

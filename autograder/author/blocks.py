@@ -13,7 +13,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from ..assignment import BEGIN_SOLUTION, Assignment
+from ..assignments import BEGIN_SOLUTION, Assignment
 from ..errors import KitError
 from ..public.loader import STUB_MARKER
 

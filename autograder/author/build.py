@@ -32,9 +32,8 @@ from pathlib import Path
 
 import nbformat
 
-from .. import KIT_ROOT
-from .. import assignment as assignments
-from ..assignment import Assignment
+from .. import KIT_ROOT, assignments
+from ..assignments import Assignment
 from .blocks import given_code_names, stub_module
 from .bundle import bundle_files, cell_source, files_of_cell
 from .notebook import BEGIN_HIDDEN, METADATA_KEY, master_notebook, notebook_text

@@ -19,7 +19,7 @@ import textwrap
 import zlib
 
 from .. import KIT_ROOT
-from ..assignment import Assignment
+from ..assignments import Assignment
 from ..public.loader import BUNDLE_MARKER
 
 PUBLIC = KIT_ROOT / "autograder" / "public"

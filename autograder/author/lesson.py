@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..assignment import Assignment
+from ..assignments import Assignment
 from ..errors import KitError
 from ..public.notebook import NEEDS
 

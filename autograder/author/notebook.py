@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import nbformat
 
-from ..assignment import Assignment
+from ..assignments import Assignment
 from ..grade.deciding import kit_digest
 from . import lesson as lessons
 from .blocks import GENERATED_NOTE, add_stub_raises, exercise_message, given_code, read_blocks

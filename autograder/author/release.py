@@ -20,7 +20,7 @@ from pathlib import Path
 import nbformat
 
 from .. import KIT_ROOT
-from ..assignment import BEGIN_SOLUTION, Assignment
+from ..assignments import BEGIN_SOLUTION, Assignment
 from ..errors import KitError
 from ..public.loader import BUNDLE_MARKER
 from .blocks import END_SOLUTION, solution_lines

@@ -9,7 +9,7 @@ from __future__ import annotations
 import nbformat
 
 from .. import KIT_ROOT
-from ..assignment import Assignment
+from ..assignments import Assignment
 from .blocks import _blocks_of, strip_markers
 from .notebook import METADATA_KEY, notebook_text
 

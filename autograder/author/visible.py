@@ -16,7 +16,7 @@ import json
 
 import numpy as np
 
-from ..assignment import Assignment
+from ..assignments import Assignment
 from ..grade import mistakes as catalogue
 from ..grade import recorded
 from ..grade.plan import collect, hidden_summary

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
-from ..assignment import Assignment
+from ..assignments import Assignment
 from ..author.lesson import Question, questions
 from ..author.notebook import ANSWER_STUB
 from ..errors import KitError

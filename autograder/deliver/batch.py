@@ -25,8 +25,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .. import assignment as assignments
-from ..assignment import Assignment
+from .. import assignments
+from ..assignments import Assignment
 from ..config import GradingConfig
 from ..errors import KitError
 from ..grade.submission import infer_assignment

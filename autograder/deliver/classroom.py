@@ -46,7 +46,7 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from .. import assignment as assignments
+from .. import assignments
 from ..errors import KitError
 from ..results.atomic import write_atomically
 from ..results.read import Results, ResultsUnreadable, read_results_file

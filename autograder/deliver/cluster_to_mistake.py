@@ -22,7 +22,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from ..assignment import Assignment
+from ..assignments import Assignment
 from ..config import GradingConfig
 from ..errors import KitError
 from ..grade.engine import Grader

@@ -36,7 +36,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..assignment import Assignment
+from ..assignments import Assignment
 from ..errors import KitError
 from ..grade.deciding import NOTES_FILE
 from ..public.loader import holds_stub

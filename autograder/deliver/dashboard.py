@@ -24,7 +24,7 @@ from fractions import Fraction
 from statistics import mean, median
 from urllib.parse import quote
 
-from ..assignment import Assignment
+from ..assignments import Assignment
 from ..results.scoring import points_text
 from ..results.text import clean
 

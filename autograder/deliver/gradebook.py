@@ -45,7 +45,7 @@ from pathlib import Path
 
 import nbformat
 
-from ..assignment import Assignment
+from ..assignments import Assignment
 from ..author.build import master
 from ..author.release import open_gradebook, register
 from ..errors import KitError

@@ -39,7 +39,7 @@ from datetime import datetime
 from pathlib import Path
 
 from .. import KIT_ROOT
-from ..assignment import Assignment
+from ..assignments import Assignment
 from ..config import GradingConfig
 from ..results.read import read_results_file
 from ..results.update import marked_late, save_results

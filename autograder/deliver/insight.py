@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..assignment import Assignment
+from ..assignments import Assignment
 from ..errors import KitError
 from ..results.atomic import write_atomically
 from ..results.outcome import GRADED

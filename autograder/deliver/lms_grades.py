@@ -34,7 +34,7 @@ from datetime import datetime
 from fractions import Fraction
 from pathlib import Path
 
-from ..assignment import Assignment
+from ..assignments import Assignment
 from ..results.atomic import atomic_file, write_atomically
 from ..results.scoring import points_text
 from .intake import Intake, Submission

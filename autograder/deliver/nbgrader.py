@@ -31,8 +31,7 @@ import io
 import warnings
 from functools import cache
 
-from .. import KIT_ROOT, __version__
-from .. import assignment as assignments
+from .. import KIT_ROOT, __version__, assignments
 from ..grade.carry import checked_in_kernel
 from ..grade.deciding import kit_digest
 from ..grade.engine import run_check

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import assignment as assignments
+from .. import assignments
 from ..config import GradingConfig
 from ..errors import KitError
 from ..grade.engine import Grader

@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import asdict
 from pathlib import Path
 
-from ..assignment import Assignment
+from ..assignments import Assignment
 from ..config import GradingConfig
 from ..grade.deciding import deciding_digest
 from ..public import trees

@@ -14,7 +14,7 @@ from fractions import Fraction
 from pathlib import Path
 from statistics import mean, median
 
-from ..assignment import Assignment
+from ..assignments import Assignment
 from ..results.atomic import write_atomically
 from ..results.outcome import GRADED
 from ..results.read import Results

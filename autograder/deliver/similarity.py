@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..assignment import Assignment
+from ..assignments import Assignment
 from ..results.atomic import write_atomically
 from .sources import release_code, student_code
 from .summary import csv_safe

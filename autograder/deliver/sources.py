@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from ..assignment import Assignment
+from ..assignments import Assignment
 from ..public.loader import SubmissionError, cell_digest, code_cells, find_entry, read_text
 
 MAX_CODE_CHARS = 200_000  # a student's own code, at most: the exercises are a few hundred lines

@@ -15,7 +15,7 @@ import io
 from fractions import Fraction
 from pathlib import Path
 
-from ..assignment import Assignment
+from ..assignments import Assignment
 from ..results.atomic import write_atomically
 from ..results.outcome import GRADED, KIT_ERROR
 from ..results.read import Results

@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..assignment import Assignment
+from ..assignments import Assignment
 from ..config import GradingConfig
 from ..errors import KitError
 from ..grade.engine import Grader

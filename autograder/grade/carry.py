@@ -22,7 +22,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ..assignment import Assignment
+from ..assignments import Assignment
 from ..public.carry import (
     Message,
     Substitutes,

@@ -14,7 +14,7 @@ import hashlib
 from pathlib import Path
 
 from .. import KIT_ROOT, __version__
-from ..assignment import Assignment
+from ..assignments import Assignment
 
 KIT = KIT_ROOT / "autograder"
 # The kit's parts that decide points: the public engine (probes and comparison), the graders'

@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..assignment import Assignment
+from ..assignments import Assignment
 from ..config import GradingConfig
 from ..errors import KitError
 from ..public import trees, wire

@@ -29,7 +29,7 @@ import ast
 from dataclasses import dataclass
 from functools import cache
 
-from ..assignment import Assignment
+from ..assignments import Assignment
 from ..errors import KitError
 from ..public import wire
 from ..public.compare import matches

@@ -24,7 +24,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..assignment import Assignment
+from ..assignments import Assignment
 from ..errors import KitError
 
 FIXTURES = ("student", "reference", "submission")

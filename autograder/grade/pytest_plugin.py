@@ -98,12 +98,12 @@ class Grading:
         self.started = None
 
     def start(self, assignment_name: str):
-        from autograder import assignment
+        from autograder import assignments
         from autograder.grade.engine import Grader
 
         if self.started is not None:
             return self.started
-        grader = Grader(assignment.get(assignment_name), self.config)
+        grader = Grader(assignments.get(assignment_name), self.config)
         session, entry, notes = grader.open_session(self.submission, grader.runtime.submission_folder())
         for name, calls in grader.rehearsal.calls.items():
             session.prefetch(name, calls)

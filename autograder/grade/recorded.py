@@ -13,7 +13,7 @@ import copy
 
 import numpy as np
 
-from ..assignment import Assignment
+from ..assignments import Assignment
 from ..public import wire
 from ..public.plain_trees import Encoder, method_signature_of, normalized
 from ..public.probing import Implementation, run_probe

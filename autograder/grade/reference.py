@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import KIT_ROOT
-from ..assignment import Assignment
+from ..assignments import Assignment
 from ..public import wire
 from ..public.probing import Implementation, run_probe
 from ..results.atomic import atomic_file, write_atomically

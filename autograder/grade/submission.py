@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .. import assignment as assignments
-from ..assignment import Assignment
+from .. import assignments
+from ..assignments import Assignment
 from ..errors import KitError
 from ..public import trees
 from ..public.loader import SubmissionError, cell_digest, defined_names, find_entry

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .. import assignment as assignments
+from .. import assignments
 from .model import Report
 from .scoring import points_text
 from .text import clean, md_block, md_name, md_text

@@ -130,7 +130,7 @@ def test_the_release_hash_follows_what_ends_up_in_the_release(mha, mha_master, c
 
 def test_a_points_change_makes_the_release_stale(monkeypatch, tmp_path):
     """With only a number of points.toml changed, does the freshness check name the release (and only it)?"""
-    from autograder.assignment import Assignment
+    from autograder.assignments import Assignment
 
     edited = tmp_path / "points.toml"
     text = (KIT_ROOT / "solutions" / "mha" / "points.toml").read_text()
@@ -177,7 +177,7 @@ def test_nbconvert_exports_the_release_as_a_python_script(assignment):
 
 def test_the_build_warns_when_a_release_gives_another_assignments_exercise_away():
     """Does the build tell the instructor that encoder_block's given MultiHeadAttention is mha's exercise?"""
-    from autograder import assignment as assignments
+    from autograder import assignments
 
     notes = build.given_away(assignments.get("encoder_block"))
     assert notes == [
@@ -304,7 +304,7 @@ def test_every_stub_raises_naming_its_exercise(mha):
 
 def test_every_numpy_stub_raises_naming_its_exercise():
     """Does calling each blank NumPy stub raise NotImplementedError that names the exercise?"""
-    from autograder import assignment as assignments
+    from autograder import assignments
 
     numpy_assignment = assignments.get("attention_numpy")
     namespace = {}
@@ -327,7 +327,7 @@ def test_every_encoder_block_stub_raises_naming_its_exercise():
     """Does each blank encoder_block stub raise NotImplementedError naming its exercise, while the given attention runs?"""
     import torch
 
-    from autograder import assignment as assignments
+    from autograder import assignments
 
     encoder = assignments.get("encoder_block")
     namespace = {}

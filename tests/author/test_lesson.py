@@ -191,7 +191,7 @@ def test_each_release_asks_for_written_answers_graded_by_hand(assignment):
 )
 def test_points_toml_refuses_a_wrong_written_table(monkeypatch, tmp_path, table, problem):
     """Is a [written] table with a bad id or points refused, naming the file and the entry?"""
-    from autograder import assignment as assignments
+    from autograder import assignments
 
     source = assignments.get("attention_numpy")
     (tmp_path / "copy").mkdir()

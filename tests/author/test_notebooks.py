@@ -17,7 +17,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from autograder import assignment as assignments
+from autograder import assignments
 from autograder.author.samples import sample_notebook
 
 pytestmark = pytest.mark.slow

@@ -33,7 +33,7 @@ HOSTILE = "<script>alert('x')</script> & </div>"
 
 @pytest.fixture(scope="module")
 def numpy_assignment():
-    from autograder import assignment as assignments
+    from autograder import assignments
 
     return assignments.get("attention_numpy")
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import assignment as assignments
+from autograder import assignments
 from autograder.deliver import clusters as clustering
 from autograder.deliver.clusters import apply_notes, cluster_ids, clusters, failing, read_notes
 from autograder.deliver.feedback import render_html, render_markdown

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from autograder import assignment as assignments
+from autograder import assignments
 from autograder.deliver.dashboard import render_dashboard
 from autograder.deliver.report import class_figures
 from autograder.deliver.similarity import Pair

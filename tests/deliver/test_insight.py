@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import KIT_ROOT
-from autograder import assignment as assignments
+from autograder import KIT_ROOT, assignments
 from autograder.config import GradingConfig
 from autograder.deliver import batch
 from autograder.deliver import clusters as clustering

@@ -467,8 +467,7 @@ def test_hidden_cells_score_with_their_own_kit_and_say_it_can_be_forged(mha, cap
 
 def test_doctor_names_the_kit_the_kernel_imports(mha):
     """Does doctor say where the kernel's kit is, its version, and whether it grades as this one?"""
-    from autograder import KIT_ROOT, __version__
-    from autograder import assignment as assignments
+    from autograder import KIT_ROOT, __version__, assignments
     from autograder.doctor import _nbgrader_kernel, kernel_kit_line
     from autograder.grade.deciding import kit_digest
 

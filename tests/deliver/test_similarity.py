@@ -6,8 +6,7 @@ import random
 
 import pytest
 
-from autograder import KIT_ROOT
-from autograder import assignment as assignments
+from autograder import KIT_ROOT, assignments
 from autograder.deliver.similarity import Pair, similar_pairs, write_similarity
 
 COHORT = KIT_ROOT / "tests" / "data" / "cohort" / "attention_numpy"

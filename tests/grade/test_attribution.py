@@ -9,7 +9,7 @@ The notebook's checks follow the same rule (tests/public/test_selfcheck.py).
 
 import pytest
 
-from autograder import assignment as assignments
+from autograder import assignments
 
 QKV_SCALE = "scores = scores / np.sqrt(k.shape[-1])"
 HEAD_CALL = "heads.append(qkv_attention(x, W_q[:, columns], W_k[:, columns], W_v[:, columns]))  # (n, d_k)"

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from autograder import assignment as assignments
+from autograder import assignments
 from autograder.grade.behaviour import case_behaviour, plain
 from autograder.results.model import CheckResult
 

@@ -4,8 +4,7 @@ import shutil
 
 import pytest
 
-from autograder import KIT_ROOT
-from autograder import assignment as assignments
+from autograder import KIT_ROOT, assignments
 from autograder.config import GradingConfig
 from autograder.deliver.regrade import grading_digest
 from autograder.grade import reference

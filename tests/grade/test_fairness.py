@@ -11,8 +11,7 @@ import json
 
 import pytest
 
-from autograder import KIT_ROOT
-from autograder import assignment as assignments
+from autograder import KIT_ROOT, assignments
 from autograder.grade import mistakes
 
 from ..conftest import NAMES, lost_names

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from autograder import assignment as assignments
-from autograder.assignment import discover
+from autograder import assignments
+from autograder.assignments import discover
 from autograder.deliver.nbgrader import InProcessStudent
 from autograder.grade.authoring import Answers, Mismatch, Student, expect_same, require
 from autograder.grade.engine import ReferenceView, StudentView

@@ -2,7 +2,7 @@
 
 import pytest
 
-from autograder import assignment as assignments
+from autograder import assignments
 from autograder.author import blocks
 from autograder.grade import mistakes
 

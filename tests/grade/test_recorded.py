@@ -2,7 +2,7 @@
 
 import copy
 
-from autograder import assignment as assignments
+from autograder import assignments
 from autograder.grade.recorded import exercise_kinds, same_records, visible_records
 
 MHA = assignments.get("mha")

@@ -5,7 +5,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from autograder import assignment as assignments
+from autograder import assignments
 from autograder.grade.reference import Reference
 
 

@@ -4,8 +4,7 @@ import json
 
 import pytest
 
-from autograder import KIT_ROOT
-from autograder import assignment as assignments
+from autograder import KIT_ROOT, assignments
 from autograder.errors import KitError
 from autograder.grade.submission import demo_cell_digests, infer_assignment
 from autograder.public.loader import cell_digest

@@ -6,7 +6,7 @@ from functools import cache
 import numpy as np
 import pytest
 
-from autograder import assignment as assignments
+from autograder import assignments
 from autograder.author.visible import visible_data
 from autograder.grade import mistakes
 from autograder.grade.engine import ReferenceView, run_check

@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import pytest
 
-from autograder.assignment import Assignment
+from autograder.assignments import Assignment
 from autograder.errors import KitError
 from autograder.grade import plan
 from autograder.results.model import CheckResult

@@ -79,7 +79,7 @@ def test_a_caller_whose_calls_pass_reports_as_before(mha, capsys):
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the slip overflows on purpose
 def test_a_numpy_caller_names_every_failing_exercise_it_reaches(capsys):
     """Does multi_head_attention, calling qkv_attention, which calls a failing softmax, name both, in order?"""
-    from autograder import assignment as assignments
+    from autograder import assignments
 
     numpy_assignment = assignments.get("attention_numpy")
     namespace = student(
@@ -220,7 +220,7 @@ def test_a_call_the_reference_never_makes_is_not_answered(mha, capsys):
 def test_a_module_caller_is_checked_with_the_reference_module(capsys):
     """With SublayerConnection pre-norm, is EncoderLayer checked with the reference's SublayerConnection, the
     sublayers it passes (functions of its own) run by its own code?"""
-    from autograder import assignment as assignments
+    from autograder import assignments
 
     encoder_block = assignments.get("encoder_block")
     namespace = student(
@@ -281,7 +281,7 @@ def test_the_release_notebook_carries_errors_forward(mha, capsys):
 
 
 def numpy_student(old: str, new: str, *more: str) -> dict:
-    from autograder import assignment as assignments
+    from autograder import assignments
 
     return student(assignments.get("attention_numpy"), old, new, *more)
 
@@ -313,7 +313,7 @@ def numpy_student(old: str, new: str, *more: str) -> dict:
 def test_a_passing_callee_called_otherwise_is_not_blamed(capsys, old, new, name, own):
     """With every exercise it calls passing its checks, is the caller's own mistake named, as its own, and no
     mistake of what it calls said to be in that exercise?"""
-    from autograder import assignment as assignments
+    from autograder import assignments
 
     namespace = numpy_student(old, new)
     SelfCheck(data(assignments.get("attention_numpy"))).check(namespace[name])
@@ -384,7 +384,7 @@ def test_two_mistakes_alike_on_one_check_are_told_apart_by_another(mha, capsys, 
 def test_check_takes_several_exercises_and_refuses_anything_else(capsys):
     """Does check(softmax, basic_self_attention) check both, check(softmax, device=...) refuse saying what it takes,
     and help(check) name this assignment's own exercises?"""
-    from autograder import assignment as assignments
+    from autograder import assignments
 
     namespace = numpy_student("return weights @ x  # (n, d)", "return weights @ x")
     selfcheck = SelfCheck(data(assignments.get("attention_numpy")))

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from autograder import assignment as assignments
+from autograder import assignments
 from autograder.grade.plan import collect
 from autograder.results.model import CheckSummary, Report
 from autograder.results.outcome import GRADED, KIT_ERROR, NOT_GRADED

@@ -18,8 +18,7 @@ from html.parser import HTMLParser
 import mistune
 import pytest
 
-from autograder import KIT_ROOT
-from autograder import assignment as assignments
+from autograder import KIT_ROOT, assignments
 from autograder.deliver import classroom
 from autograder.deliver.feedback import render_html, render_markdown
 from autograder.deliver.report import report_text

@@ -19,8 +19,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from autograder import KIT_ROOT
-from autograder import assignment as assignments
+from autograder import KIT_ROOT, assignments
 from autograder.public.loader import SubmissionError
 
 HOSTILE = KIT_ROOT / "tests" / "data" / "hostile"
