@@ -15,7 +15,8 @@ from typing import Protocol, runtime_checkable
 
 from ..public.compare import differences
 from ..public.probing import PROBES
-from ..public.torch_probes import dropout_key
+from ..public.torch_probes import as_probability, dropout_key
+from ..sandbox.guest.forbidden import blamed
 
 
 @runtime_checkable
@@ -76,8 +77,6 @@ def expect_same(
 
 def require_own_attention(student: Student, probe, inputs: dict, name: str) -> None:
     """Fail only if name's own code called one of PyTorch's attention functions (a crash for any other reason passes)."""
-    from ..sandbox.guest.forbidden import blamed
-
     error = student.error_of(probe.probe_id, inputs)
     require(
         not (error and blamed(error, name)),
@@ -101,7 +100,7 @@ def require_dropouts_built(
     }
     # Only the probabilities asked for, each a number: anything else the student's process sent
     # (an extra key, a value that is no number) is the student's, never a failure of the kit.
-    built = {key: _number(got.get(key)) for key in (dropout_key(path) for path in paths)}
+    built = {key: as_probability(got.get(key)) for key in (dropout_key(path) for path in paths)}
     wrong = [key for key, value in built.items() if value != p]  # the number given, stored as given: exact
     shown = f"{name}({', '.join(str(a) for a in args)}, dropout={p:g})"
     require(
@@ -112,11 +111,3 @@ def require_dropouts_built(
         else "",
         evidence,
     )
-
-
-def _number(value) -> float:
-    """A probability the student's side reported, as a float; nan where it is missing or no number."""
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return float("nan")

@@ -23,7 +23,7 @@ def strings(value, what: str) -> np.ndarray:
 
 def module(impl, name: str, *args, **kwargs):
     """impl's graded class ``name`` built with these arguments, on the grading device."""
-    import torch
+    import torch  # here: public/ ships with NumPy assignments too, which run without PyTorch
 
     built = getattr(impl, name)(*args, **kwargs)
     if not isinstance(built, torch.nn.Module):
@@ -33,7 +33,7 @@ def module(impl, name: str, *args, **kwargs):
 
 def linear(owner_module, attribute: str, owner: str):
     """The nn.Linear (with bias) the contract names ``owner.attribute``."""
-    import torch
+    import torch  # here: public/ ships with NumPy assignments too, which run without PyTorch
 
     layer = getattr(owner_module, attribute, None)
     if not isinstance(layer, torch.nn.Linear):
@@ -45,7 +45,7 @@ def linear(owner_module, attribute: str, owner: str):
 
 def load(parameter, array, impl, where: str) -> None:
     """Copy a plain array into a parameter of the same shape."""
-    import torch
+    import torch  # here: public/ ships with NumPy assignments too, which run without PyTorch
 
     value = impl.tensor(array)
     if tuple(parameter.shape) != tuple(value.shape):
@@ -63,7 +63,7 @@ def unregistered(owner_module, name: str) -> str | None:
     and .to(device) miss it. A Python list, tuple or dict holding modules: .parameters(),
     .to(device), .train() and .eval() never reach them.
     """
-    import torch
+    import torch  # here: public/ ships with NumPy assignments too, which run without PyTorch
 
     for path, owner in owner_module.named_modules():
         for attribute, value in vars(owner).items():
@@ -105,9 +105,13 @@ def dropout_probability(layer, path: str = "dropout") -> np.float64:
             node = node[int(part)] if part.isdigit() else getattr(node, part)
         except Exception:
             return np.float64(np.nan)
-    p = getattr(node, "p", None)
+    return as_probability(getattr(node, "p", None))
+
+
+def as_probability(value) -> np.float64:
+    """A dropout probability as a number; nan where it is missing (None) or no number (another type)."""
     try:
-        return np.float64(float(p))  # type: ignore[arg-type]  # None or another type: nan below
+        return np.float64(float(value))
     except (TypeError, ValueError):
         return np.float64(np.nan)
 
@@ -128,7 +132,7 @@ def built_dropouts(impl, name: str, args, p: float, paths) -> dict:
 
 def grad(tensor):
     """The gradient of a leaf; zero when the computation never used it (no .grad is set then)."""
-    import torch
+    import torch  # here: public/ ships with NumPy assignments too, which run without PyTorch
 
     return tensor.grad if tensor.grad is not None else torch.zeros_like(tensor)
 
@@ -150,7 +154,7 @@ def fixed_dropout(keep, p: float, impl, where: str = "the attention weights (q_l
     ``where`` the dropout belongs, and the tensor it was given where it is one of ``known``
     ({what it is: the tensor}, such as the module's input).
     """
-    import torch
+    import torch  # here: public/ ships with NumPy assignments too, which run without PyTorch
 
     known = dict(known or {})
 
@@ -214,7 +218,7 @@ def heatmap(ax):
     The colour limits are the (vmin, vmax) of the heatmap's norm: the weights drawn
     black and white.
     """
-    from matplotlib.collections import QuadMesh
+    from matplotlib.collections import QuadMesh  # here: matplotlib loads in 0.5 s, for a heatmap check only
 
     if getattr(ax, "_colorbar", None) is not None or ax.get_label() == "<colorbar>":
         return None  # a colorbar's axes draws its scale, not a head
