@@ -46,7 +46,14 @@ from .author.build import write_master
 from .author.notebook import notebook_text
 from .author.release import nbgrader_env
 from .author.samples import sample_notebook
+from .deliver.class_folder import read_class
+from .deliver.intake import read_intake
+from .grade.engine import rehearse, visible_probes
 from .grade.mistakes import catalogue
+from .grade.plan import collect
+from .grade.reference import Reference
+from .grade.threads import single_threaded
+from .public.probing import run_probe
 from .sandbox.host.cgroups import v1_folders
 
 
@@ -140,11 +147,6 @@ def checks_own_work(assignment, repeats: int = 5) -> dict[str, float]:
     student's process; the first round warms the caches and is not counted.
     """
     os.environ.setdefault("MPLBACKEND", "Agg")
-    from .grade.engine import rehearse, visible_probes
-    from .grade.plan import collect
-    from .grade.reference import Reference
-    from .grade.threads import single_threaded
-    from .public.probing import run_probe
 
     single_threaded(import_torch=assignment.framework == "torch")
     visible = visible_probes(assignment.module("visible").VISIBLE)
@@ -195,16 +197,13 @@ def insight_cost(folder: Path, out: Path, jobs: int) -> dict[str, float]:
 
 def time_insight(folder: Path, out: Path, jobs: int) -> dict[str, float]:
     """Wall time and core-seconds (its forked workers' included) of write_insight alone, imports included."""
-    from .deliver.class_folder import read_class
-    from .deliver.intake import read_intake
-
     with tempfile.TemporaryDirectory(prefix="autograder-bench-intake-") as scratch:
         intake = read_intake(folder, Path(scratch))
         results = read_class(intake, out)
         status = {key: (r.status or "graded", "") for key, r in results.items()}
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
         started, cpu = time.perf_counter(), time.process_time()
-        from .deliver.insight import write_insight
+        from .deliver.insight import write_insight  # here: its import (copydetect, matplotlib) is part of what is timed
 
         write_insight(assignments.get("mha"), out, intake, results, status, jobs=jobs)
         wall, cpu = time.perf_counter() - started, time.process_time() - cpu
@@ -237,7 +236,7 @@ def nbgrader_autograde(assignment, paths: list[Path], course: Path) -> Run:
 
 def agreement(out: Path, course: Path, assignment, names: list[str]) -> str:
     """How many students got the same total from the kit and from nbgrader (to 1e-3)."""
-    from nbgrader.api import Gradebook
+    from nbgrader.api import Gradebook  # here: nbgrader.api loads SQLAlchemy (seconds), for this figure only
 
     same = 0
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:

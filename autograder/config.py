@@ -8,9 +8,14 @@ The grade commands (``grade``, ``grade-all``), the plain-pytest route
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
+
+from .sandbox.host.session import StudentLimits
 
 GiB = 1024**3
 
@@ -42,8 +47,6 @@ class GradingConfig:
     )
 
     def limits(self):
-        from .sandbox.host.session import StudentLimits
-
         return StudentLimits(
             timeout=self.timeout,
             wall_factor=self.wall_factor,
@@ -55,10 +58,6 @@ class GradingConfig:
         """'auto' means cuda when PyTorch sees a GPU, asked without starting CUDA in this process."""
         if self.device != "auto":
             return self.device
-        import os
-        import subprocess
-        import sys
-
         done = subprocess.run(
             [sys.executable, "-c", "import torch; print(torch.cuda.is_available())"],
             capture_output=True, text=True, env={**os.environ, "PYTORCH_NVML_BASED_CUDA_CHECK": "1"},

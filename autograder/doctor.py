@@ -24,17 +24,17 @@ import sys
 import time
 from pathlib import Path
 
-from . import KIT_ROOT, assignments
+from . import KIT_ROOT, __version__, assignments
 from .config import GradingConfig
 from .errors import KitError
+from .grade.deciding import kit_digest
+from .grade.engine import Grader
 from .public import trees
+from .sandbox.host import tiers
+from .sandbox.host.client import Zygote
 
 
 def doctor(config: GradingConfig) -> int:
-    from .grade.engine import Grader
-    from .sandbox.host import tiers
-    from .sandbox.host.client import Zygote
-
     problems = 0
     print(f"Python {platform.python_version()} on {platform.system()} {platform.release()} ({platform.machine()}), "
           f"{'root' if os.geteuid() == 0 else 'an ordinary user (uid ' + str(os.geteuid()) + ')'}")  # fmt: skip
@@ -135,9 +135,6 @@ KERNEL_PROBE = (
 
 def kernel_kit_line(python: str, probe: dict) -> str:
     """What doctor says of the kit the kernel imports, compared with this one."""
-    from . import KIT_ROOT, __version__
-    from .grade.deciding import kit_digest
-
     where = f"the 'python3' kernel ({python}) imports the kit at {probe['root']} (version {probe['version']})"
     if os.path.realpath(probe["root"]) == os.path.realpath(KIT_ROOT):
         return f"{where}: this checkout; the hidden cells will run"

@@ -155,6 +155,47 @@ def test_no_import_cycle_anywhere():
     assert cycles_inside("") == []
 
 
+def deferred_imports(source: str) -> list[tuple[int, str]]:
+    """The imports a source makes inside functions: (line number, the import's first line)."""
+    lines = source.splitlines()
+    found = []
+    for function in ast.walk(ast.parse(source)):
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(function):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    found.append((node.lineno, lines[node.lineno - 1].strip()))
+    return sorted(set(found))
+
+
+def test_deferred_imports_say_why():
+    """Does every import inside a function say, in a '# here:' comment, what deferring it buys?
+
+    An import belongs at the top of its module, where a reader sees what it needs. One is
+    deferred only to keep an optional or slow library (PyTorch, nbgrader, matplotlib) out of
+    the processes that do not need it, and the comment says which.
+    """
+    silent = [
+        f"{path.relative_to(KIT_ROOT)}:{line}: {text}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for line, text in deferred_imports(path.read_text())
+        if "# here:" not in text
+    ]
+    assert silent == []
+
+
+def test_deferred_imports_are_found():
+    """Does the check above see imports nested in methods and branches, and read their comments?"""
+    source = (
+        "import os\n"
+        "class A:\n"
+        "    def f(self):\n"
+        "        if os:\n"
+        "            import json\n"
+        "        import torch  # here: a reason\n"
+    )
+    assert deferred_imports(source) == [(5, "import json"), (6, "import torch  # here: a reason")]
+
+
 def course_modules() -> dict[str, Path]:
     """Every Python file of solutions/, under the name the kit imports it by (autograder.course.<name>...)."""
     root = KIT_ROOT / "solutions"

@@ -28,13 +28,14 @@ from __future__ import annotations
 import hashlib
 import json
 import tempfile
+from importlib.metadata import version
 from pathlib import Path
 
 import nbformat
 
 from .. import KIT_ROOT, assignments
 from ..assignments import Assignment
-from .blocks import given_code_names, stub_module
+from .blocks import _blocks_of, given_code_names, stub_module
 from .bundle import bundle_files, cell_source, files_of_cell
 from .notebook import BEGIN_HIDDEN, METADATA_KEY, master_notebook, notebook_text
 from .release import bundle_cell, check_release, copy_release, register, release_in
@@ -72,8 +73,6 @@ def release_digest(assignment: Assignment, notebook: nbformat.NotebookNode) -> s
     them (ids, types, sources, metadata: points, locks, grade ids), its notebook metadata,
     nbgrader's major.minor version and the settings of nbgrader_config.py (its comments aside).
     """
-    import nbgrader
-
     cells = [[cell.get("id"), cell.cell_type, _as_released(cell, assignment), cell.metadata] for cell in notebook.cells]
     config = [
         line for line in NBGRADER_CONFIG.read_text().splitlines() if line.strip() and not line.lstrip().startswith("#")
@@ -82,7 +81,7 @@ def release_digest(assignment: Assignment, notebook: nbformat.NotebookNode) -> s
         {
             "cells": cells,
             "metadata": notebook.metadata,
-            "nbgrader": _feature_version(nbgrader.__version__),
+            "nbgrader": _feature_version(version("nbgrader")),
             "config": config,
         },
         sort_keys=True,
@@ -198,8 +197,6 @@ def _as_released(cell: nbformat.NotebookNode, assignment: Assignment) -> str:
 
 
 def _stub_block(stubs: str, name: str) -> str:
-    from .blocks import _blocks_of
-
     return next(b.source for b in _blocks_of(stubs) if b.name == name).rstrip("\n")
 
 

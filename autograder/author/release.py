@@ -72,7 +72,7 @@ def gradebook_url(course: Path) -> str:
 
 def open_gradebook(course: Path):
     """nbgrader's Gradebook of a course (created if missing), with nbgrader's scripts on PATH."""
-    from nbgrader.api import Gradebook
+    from nbgrader.api import Gradebook  # here: nbgrader.api loads SQLAlchemy (seconds), for the gradebook steps only
 
     os.environ["PATH"] = nbgrader_env()["PATH"]
     return Gradebook(gradebook_url(course))
@@ -85,7 +85,7 @@ def registered(assignment: Assignment, master: nbformat.NotebookNode, course: Pa
     (the grade cells with their hidden tests) with the master's source: what nbgrader
     autograde restores into every submission.
     """
-    from nbgrader.api import MissingEntry
+    from nbgrader.api import MissingEntry  # here: as in open_gradebook
 
     if not (Path(course) / "gradebook.db").exists():
         return False

@@ -10,14 +10,13 @@ import nbformat
 
 from .. import KIT_ROOT
 from ..assignments import Assignment
+from ..grade.mistakes import catalogue
 from .blocks import _blocks_of, strip_markers
 from .notebook import METADATA_KEY, notebook_text
 
 
 def sample_notebook(assignment: Assignment, mistake_id: str | None) -> nbformat.NotebookNode:
     """A student's finished notebook: the release filled with the reference's code, with one known mistake if named."""
-    from ..grade.mistakes import catalogue
-
     source = assignment.reference_path.read_text()
     if mistake_id is not None:
         source = next(m for m in catalogue(assignment) if m.id == mistake_id).source(source)

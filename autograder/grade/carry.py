@@ -34,8 +34,11 @@ from ..public.carry import (
     replace_tensors,
     talk,
 )
+from ..public.loader import is_stub
 from ..public.plain_trees import CarryError, Decoder, Encoder
+from ..public.selfcheck import exercises_called
 from ..results.scoring import summarize
+from .mistakes import name_mistakes
 from .reference import Reference
 
 # What the reference computes on is the student's data, so every request is bounded before
@@ -178,7 +181,7 @@ class Server:
         return module, state
 
     def _init(self, meta: dict, arrays: dict, callback) -> Message:
-        import torch
+        import torch  # here: a NumPy assignment is graded without importing PyTorch
 
         (args, kwargs), _ = self._inputs(meta, arrays, callback)
         if len(self.instances) >= MAX_INSTANCES:
@@ -206,7 +209,7 @@ class Server:
         return {"op": "carried", "result": tree, "call": call, "error": None}, answer
 
     def _vjp(self, meta: dict, arrays: dict) -> Message:
-        import torch
+        import torch  # here: a NumPy assignment is graded without importing PyTorch
 
         leaves, outputs = self.graphs.pop(meta.get("call"), (None, None))  # type: ignore[arg-type]
         if leaves is None:
@@ -245,7 +248,7 @@ class _Passed:
         self.callback = callback
 
     def __call__(self, *args, **kwargs):
-        import torch
+        import torch  # here: a NumPy assignment is graded without importing PyTorch
 
         arrays: dict = {}
         encoder = Encoder(arrays)
@@ -267,7 +270,7 @@ class _Passed:
         return replace_tensors(reply.get("result"), result, iter(joined))
 
     def _vjp(self, call, grads: list, count: int) -> list:
-        import torch
+        import torch  # here: a NumPy assignment is graded without importing PyTorch
 
         arrays: dict = {}
         tree = Encoder(arrays).tree(list(grads))
@@ -281,7 +284,7 @@ class _Passed:
 
 
 def _functional_call(module, state: dict, args: tuple, kwargs: dict):
-    from torch.func import functional_call
+    from torch.func import functional_call  # here: a NumPy assignment is graded without importing PyTorch
 
     return functional_call(module, state, args, kwargs)
 
@@ -307,7 +310,7 @@ def bounded(meta: dict, arrays: dict) -> None:
 
 
 def _leaf(array: np.ndarray, wants_grad: bool):
-    import torch
+    import torch  # here: a NumPy assignment is graded without importing PyTorch
 
     tensor = torch.from_numpy(np.array(array, copy=True))
     return tensor.requires_grad_(True) if wants_grad and differentiable(tensor) else tensor
@@ -398,9 +401,6 @@ def carry_in_kernel(assignment: Assignment, reference: Reference, name: str, nam
 
     own: the name's results; run_checks(name): a name's hidden checks on the namespace as it is now.
     Returns the name's results (of the better run) and the names the reference stood in for (none: ())."""
-    from ..public.loader import is_stub
-    from ..public.selfcheck import exercises_called
-
     if not assignment.carry_forward or name not in _losing(assignment.points, own):
         return own, ()
     graded = assignment.graded
@@ -423,10 +423,6 @@ def checked_in_kernel(assignment: Assignment, reference: Reference, name: str, n
     them: a called name's only where this name's code calls it and it fails its own checks.
 
     Returns the name's results and the names the reference stood in for (none: ())."""
-    from ..public.loader import is_stub
-    from ..public.selfcheck import exercises_called
-    from .mistakes import name_mistakes
-
     results, carried = carry_in_kernel(assignment, reference, name, namespace, run_checks(name), run_checks)
     if is_stub(namespace.get(name)) or all(result.passed for result in results):
         return results, carried  # not started, or nothing to explain

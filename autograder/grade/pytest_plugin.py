@@ -16,14 +16,20 @@ from pathlib import Path
 
 import pytest
 
+from autograder import assignments
+from autograder.config import GradingConfig
+from autograder.grade.engine import Grader, StudentView, run_check
+from autograder.grade.plan import Check
+from autograder.results.scoring import summarize
+from autograder.results.summaries import summary_text
+from autograder.results.write import write_results
+
 OPTIONS = "grade-"
 _STATE: pytest.StashKey[Grading] = pytest.StashKey()
 _SET_ASIDE: pytest.StashKey[list[str]] = pytest.StashKey()
 
 
 def pytest_addoption(parser):
-    from autograder.config import GradingConfig
-
     group = parser.getgroup("autograder", "grading a submission with the hidden graders")
     group.addoption("--grade-submission", help="the notebook, .py file, package or repository folder to grade")
     group.addoption("--grade-results", help="a folder to write results.json and junit.xml into")
@@ -85,8 +91,6 @@ class Grading:
     """One submission's session, built on first use, and the results of every check run."""
 
     def __init__(self, config):
-        from autograder.config import GradingConfig
-
         submission = config.getoption("--grade-submission")
         if not submission:
             raise pytest.UsageError(
@@ -98,9 +102,6 @@ class Grading:
         self.started = None
 
     def start(self, assignment_name: str):
-        from autograder import assignments
-        from autograder.grade.engine import Grader
-
         if self.started is not None:
             return self.started
         grader = Grader(assignments.get(assignment_name), self.config)
@@ -133,8 +134,6 @@ def _graded_name(node) -> str:
 
 @pytest.fixture
 def student(request):
-    from autograder.grade.engine import StudentView
-
     grader, session, _, _ = _grading(request).start(Path(request.node.path).parent.parent.name)
     return StudentView(session, _graded_name(request.node), grader.device, grader.rehearsal.sizes)
 
@@ -155,9 +154,6 @@ def pytest_runtest_makereport(item, call):
     report = outcome.get_result()
     if report.when != "call" or _STATE not in item.config.stash:
         return
-    from autograder.grade.engine import run_check
-    from autograder.grade.plan import Check
-
     marker = item.get_closest_marker("weight")
     check = Check(
         _graded_name(item), Path(item.path).stem, item.originalname, (item.function.__doc__ or "").strip().splitlines()[0].rstrip(".") if item.function.__doc__ else item.originalname,
@@ -175,10 +171,6 @@ def _reraise(call):
 def pytest_terminal_summary(terminalreporter, config):
     if _STATE not in config.stash or config.stash[_STATE].started is None:
         return
-    from autograder.results.scoring import summarize
-    from autograder.results.summaries import summary_text
-    from autograder.results.write import write_results
-
     grading = config.stash[_STATE]
     grader, session, entry, notes = grading.started
     carried = grader.carry_forward(grading.results, entry, grading.submission, visible=False)

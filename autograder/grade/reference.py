@@ -18,6 +18,7 @@ import types
 import warnings
 from collections.abc import Callable
 from functools import cache
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import numpy as np
@@ -208,8 +209,6 @@ def cache_path(assignment: Assignment) -> Path:
 @cache
 def _versions() -> str:
     """The libraries the outputs depend on (read once: importlib.metadata scans every installed package)."""
-    from importlib.metadata import PackageNotFoundError, version
-
     found = []
     for package in ("torch", "numpy", "matplotlib"):
         try:

@@ -12,7 +12,7 @@ def single_threaded(import_torch: bool = False) -> None:
     """
     if "torch" not in sys.modules and not import_torch:
         return
-    import torch  # only here: a grader whose reference outputs are cached never imports it
+    import torch  # here: a grader whose reference outputs are cached never imports it
 
     torch.set_num_threads(1)
     try:

@@ -98,7 +98,7 @@ _FUNCTION = None
 def _carried_function():
     global _FUNCTION
     if _FUNCTION is None:
-        import torch
+        import torch  # here: public/ ships with NumPy assignments too, which run without PyTorch
 
         class Carried(torch.autograd.Function):
             """Outputs computed elsewhere, with a gradient asked of the same place."""
@@ -212,7 +212,7 @@ class Substitutes:
         return stand_in
 
     def _module_class(self, name: str, original):
-        import torch
+        import torch  # here: public/ ships with NumPy assignments too, which run without PyTorch
 
         substitutes = self
         init_signature = method_signature_of(original, "__init__")
@@ -332,7 +332,7 @@ class Substitutes:
             return error_reply("called", describe_exception(error))
 
     def _callback_vjp(self, meta: dict, arrays: dict) -> Message:
-        import torch
+        import torch  # here: public/ ships with NumPy assignments too, which run without PyTorch
 
         call = meta.get("call")
         found = self._graphs.pop(call, None) if isinstance(call, int) else None
@@ -360,7 +360,7 @@ _ABSENT = object()
 
 
 def _as_tensor(array, device):
-    import torch
+    import torch  # here: public/ ships with NumPy assignments too, which run without PyTorch
 
     return torch.from_numpy(np.array(array, copy=True)).to(device)
 
@@ -387,7 +387,7 @@ def replace_tensors(tree, value, joined):
 
 def _register(module, path: str, value, parameter: bool) -> None:
     """A parameter or a buffer at a dotted path, with plain modules between."""
-    import torch
+    import torch  # here: public/ ships with NumPy assignments too, which run without PyTorch
 
     *parents, leaf = path.split(".")
     node = module

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import inspect
 import json
 import linecache
 import re
@@ -42,8 +43,6 @@ def holds_stub(text: str) -> bool:
 
 def is_stub(value) -> bool:
     """Whether a function or class (of a running notebook) still holds a stub's message in its source."""
-    import inspect
-
     parts = [value] + [v for v in vars(value).values() if inspect.isfunction(v)] if inspect.isclass(value) else [value]
     for part in parts:
         try:

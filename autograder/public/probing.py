@@ -105,7 +105,7 @@ class Implementation:
 
     def tensor(self, array, dtype=None):
         """A fresh tensor on the grading device, made from a plain array (never shared)."""
-        import torch
+        import torch  # here: public/ ships with NumPy assignments too, which run without PyTorch
 
         result = torch.tensor(np.array(array, copy=True), device=self.device)
         return result if dtype is None else result.to(dtype)

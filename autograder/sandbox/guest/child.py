@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import sys
 from pathlib import Path
 
 from ...public import wire
@@ -35,7 +36,7 @@ def quiet() -> None:
 
 
 def configure_torch(device: str) -> None:
-    import torch
+    import torch  # here: the zygote preloads PyTorch only for a PyTorch assignment
 
     torch.set_num_threads(1)  # one core per student: fair and repeatable timing
     torch.backends.cuda.matmul.allow_tf32 = False  # full float32 on a GPU, as the tolerances assume
@@ -76,8 +77,6 @@ def answer(
 def namespaces(namespace: dict, folder: Path) -> list[dict]:
     """Where the student's code looks its names up: the submission's namespace, then each module it imported
     from its own folder (a package's modules, a notebook's helper file)."""
-    import sys
-
     found = [namespace]
     for module in list(sys.modules.values()):
         path = str(getattr(module, "__file__", None) or "")

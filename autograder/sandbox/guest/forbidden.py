@@ -75,8 +75,8 @@ def _refuse(builtin: str, graded: tuple[str, ...]):
 
 
 def forbid(graded: tuple[str, ...]) -> None:
-    import torch
-    import torch.nn.functional as F
+    import torch  # here: the zygote preloads PyTorch only for a PyTorch assignment
+    import torch.nn.functional as F  # here: as above
 
     library = torch._C._dispatch_library("IMPL", "aten", "")
     with warnings.catch_warnings():

@@ -12,8 +12,10 @@ word, not the student's.
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import importlib
+import importlib.util
 import json
 import os
 import signal
@@ -54,7 +56,7 @@ def warm_matplotlib() -> None:
     """Draw nothing, but build one figure as a heatmap exercise does, so that what
     matplotlib initialises on first use (the colour maps' registry, the tick and text
     machinery, the layout engines) is done once here, not in every student process."""
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure  # here: preload() has imported it, for a PyTorch assignment only
 
     figure = Figure(figsize=(2, 2), layout="constrained")
     axes = figure.add_subplot(1, 1, 1)
@@ -67,8 +69,6 @@ def warm_matplotlib() -> None:
 
 def preload_probes(paths) -> None:
     """Each assignment's probes, by file, under the kit's name for them (autograder.course.<name>.probes)."""
-    import importlib.util
-
     for path in paths:
         name = f"autograder.course.{os.path.basename(os.path.dirname(path))}.probes"
         spec = importlib.util.spec_from_file_location(name, path)
@@ -113,7 +113,7 @@ def serve(sock: socket.socket) -> None:
             if pid == 0:
                 sock.close()
                 parent_end.close()
-                from autograder.sandbox.guest import child
+                from autograder.sandbox.guest import child  # here: preloaded (PRELOAD) once MPLBACKEND is set
 
                 child.main(child_end, request)  # never returns
             child_end.close()
@@ -132,7 +132,7 @@ def serve(sock: socket.socket) -> None:
             statuses.clear()  # orphans reaped on the way: nobody asks for them
             sock.send(json.dumps({"pid": pid, "status": answer}).encode())
         elif request["op"] == "probe":
-            from autograder.sandbox.guest.isolation import probe_tier
+            from autograder.sandbox.guest.isolation import probe_tier  # here: as child, preloaded
 
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             try:
@@ -161,8 +161,6 @@ def serve(sock: socket.socket) -> None:
 def become_subreaper() -> None:
     """Orphans of the student processes are reparented here, not to the machine's init, and reaped."""
     if sys.platform.startswith("linux"):
-        import ctypes
-
         PR_SET_CHILD_SUBREAPER = 36
         ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 

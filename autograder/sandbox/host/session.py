@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from ... import KIT_ROOT
 from ...public import trees, wire
 from ...public.loader import Entry
 from ..guest.isolation import INSIDE
@@ -369,10 +371,6 @@ def python_paths() -> list[str]:
     Never the kit's own source (an editable install puts the repository on sys.path):
     the student's process has every module of the kit it needs already imported.
     """
-    import sys
-
-    from ... import KIT_ROOT
-
     prefixes = (sys.prefix, sys.base_prefix)
     found: list[str] = []
     for entry in sys.path:
