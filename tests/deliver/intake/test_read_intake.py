@@ -13,46 +13,6 @@ from autograder.deliver.intake import IntakeError, read_intake, unzip
 from .exports import NOTEBOOK, assert_safe_keys, build, by_key, why
 from .test_canvas import CANVAS
 
-# ------------------------------------------------------------------ Moodle
-
-MOODLE_FOLDERS = {
-    "Jane Doe_1234567_assignsubmission_file_/mha.ipynb": NOTEBOOK,
-    "Jane Doe_1234567_assignsubmission_file_/utils.py": b"HELP = 1\n",
-    "Jane Doe_1234567_assignsubmission_onlinetext_/onlinetext.html": b"<p>done</p>",
-    "Zo\u00eb \u00dcnal_2345678_assignsubmission_file_/mha.ipynb": NOTEBOOK,
-    "Bob Smith_3456789_assignsubmission_file_/sub/mha.ipynb": NOTEBOOK,
-    "__MACOSX/Bob Smith_3456789_assignsubmission_file_/._mha.ipynb": b"\0",
-}
-
-
-@pytest.mark.parametrize("as_zip", [False, True], ids=["folder", "zip"])
-def test_moodle_folders_one_student_per_participant(tmp_path, as_zip):
-    intake = read_intake(build(tmp_path, MOODLE_FOLDERS, as_zip=as_zip), tmp_path / "scratch")
-    assert intake.source == "moodle"
-    subs = by_key(intake)
-    assert set(subs) == {"Jane_Doe-1234567", "Zoe_Unal-2345678", "Bob_Smith-3456789"}
-    jane = subs["Jane_Doe-1234567"]
-    assert (jane.name, jane.student_id) == ("Jane Doe", "1234567")
-    files = sorted(p.relative_to(jane.path).as_posix() for p in jane.path.rglob("*") if p.is_file())
-    assert files == ["mha.ipynb", "onlinetext/onlinetext.html", "utils.py"]
-    bob = subs["Bob_Smith-3456789"]
-    assert bob.path.name == "Bob Smith_3456789_assignsubmission_file_"  # one clean folder: graded in place
-    assert subs["Zoe_Unal-2345678"].name == "Zo\u00eb \u00dcnal"
-    assert "resource forks" in why(intake, "__MACOSX")
-    assert_safe_keys(intake)
-
-
-def test_moodle_without_folders(tmp_path):
-    files = {
-        "Jane Doe_1234567_assignsubmission_file_mha.ipynb": NOTEBOOK,
-        "Jane Doe_1234567_assignsubmission_file_utils.py": b"",
-        "Participant_7654321_assignsubmission_file_mha.ipynb": NOTEBOOK,
-    }
-    subs = by_key(read_intake(build(tmp_path, files, as_zip=True), tmp_path / "scratch"))
-    assert sorted(p.name for p in subs["Jane_Doe-1234567"].path.iterdir()) == ["mha.ipynb", "utils.py"]
-    assert subs["Participant-7654321"].student_id == "7654321"
-
-
 # ------------------------------------------------------------------ Blackboard
 
 
