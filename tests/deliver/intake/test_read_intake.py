@@ -10,28 +10,8 @@ import pytest
 
 from autograder.deliver.intake import IntakeError, read_intake, unzip
 
-from .exports import NOTEBOOK, assert_safe_keys, build, by_key, why
+from .exports import NOTEBOOK, assert_safe_keys, build, why
 from .test_canvas import CANVAS
-
-# ------------------------------------------------------------------ GitHub Classroom
-
-
-@pytest.mark.parametrize("as_zip", [False, True], ids=["folder", "zip"])
-def test_classroom_one_repository_per_login(tmp_path, as_zip):
-    files = {
-        "mha-submissions/mha-octocat/.git/HEAD": b"ref: refs/heads/main\n",
-        "mha-submissions/mha-octocat/mha.ipynb": NOTEBOOK,
-        "mha-submissions/mha-hu-bot/.git/HEAD": b"ref: refs/heads/main\n",
-        "mha-submissions/mha-hu-bot/src/mha.py": b"",
-        "mha-submissions/README.md": b"cloned by gh classroom",
-    }
-    intake = read_intake(build(tmp_path, files, as_zip=as_zip), tmp_path / "scratch")
-    assert intake.source == "classroom"
-    subs = by_key(intake)
-    assert set(subs) == {"octocat", "hu-bot"}
-    assert (subs["hu-bot"].student_id, subs["hu-bot"].path.name) == ("hu-bot", "mha-hu-bot")
-    assert "repository" in why(intake, "README.md")
-
 
 # ------------------------------------------------------------------ plain folders, weird names, links
 
