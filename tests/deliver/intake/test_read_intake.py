@@ -64,18 +64,6 @@ def test_folders_with_hostile_names_links_and_output_names(tmp_path):
         assert entry.isprintable() and reason.isprintable()
 
 
-def test_a_single_students_folder_is_not_taken_for_a_wrapper(tmp_path):
-    files = {"alice/mha.ipynb": NOTEBOOK, "alice/utils.py": b""}
-    intake = read_intake(build(tmp_path, files, as_zip=True), tmp_path / "scratch")
-    assert [(s.key, s.path.name) for s in intake.submissions] == [("alice", "alice")]
-
-
-def test_unknown_export_is_refused_with_what_was_seen(tmp_path):
-    files = {"grades.csv": b"a,b", "notes.pdf": b"%PDF"}
-    with pytest.raises(IntakeError, match=r"grades\.csv.*Canvas.*Gradescope"):
-        read_intake(build(tmp_path, files, as_zip=False), tmp_path / "scratch")
-
-
 # ------------------------------------------------------------------ zip safety
 
 
