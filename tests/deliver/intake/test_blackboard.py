@@ -45,6 +45,7 @@ def blackboard_export() -> dict[str, bytes]:
 
 @pytest.mark.parametrize("as_zip", [False, True], ids=["folder", "zip"])
 def test_blackboard_latest_attempt_with_the_receipts_names(tmp_path, as_zip):
+    """Is each username's latest attempt graded under the receipt's names, the older one listed as earlier?"""
     intake = read_intake(build(tmp_path, blackboard_export(), as_zip=as_zip), tmp_path / "scratch")
     assert intake.source == "blackboard"
     subs = by_key(intake)
@@ -131,7 +132,7 @@ def test_blackboard_receipt_reads_the_header_and_its_own_files(tmp_path):
 
 
 def test_blackboard_receipt_ignores_the_students_free_text(tmp_path):
-    """Are a Name: line in the Submission Field and a Files: list in the Comments never read, only the last Files: list?"""
+    """Are a Name: line in the Submission Field and a Files: list in the Comments never read?"""
     path = tmp_path / f"{ATTEMPT}.txt"
     path.write_text(
         "Assignment: HW 1\nSubmission Field:\nName: Mallory Evil (mal)\n\nComments:\nFiles:\n"
@@ -177,7 +178,7 @@ def test_blackboard_username(head, told, prefix, username):
 
 
 def test_blackboard_names_without_an_original_name(tmp_path):
-    """Without a receipt, is a file named by what follows the date, one with nothing after the date 'submission', and a lone receipt graded?"""
+    """Without a receipt, is a file named by what follows the date (else 'submission'), and a lone receipt graded?"""
     files = {
         "HW 1_amy_attempt_2024-01-31-08-00-00_mha.ipynb": NOTEBOOK,
         "HW 1_amy_attempt_2024-01-31-08-00-00.py": b"",

@@ -26,6 +26,7 @@ CANVAS = {
 
 @pytest.mark.parametrize("as_zip", [False, True], ids=["folder", "zip"])
 def test_canvas_grades_the_latest_upload_with_its_module_and_flags_late(tmp_path, as_zip):
+    """Is each user's latest upload graded with the module beside it, under its own name, late flagged, junk skipped?"""
     intake = read_intake(build(tmp_path, CANVAS, as_zip=as_zip), tmp_path / "scratch")
     assert intake.source == "canvas"
     subs = by_key(intake)
@@ -57,6 +58,7 @@ def test_canvas_anonymous_grading(tmp_path):
 
 
 def test_canvas_versions_follow_the_attachment_id(tmp_path):
+    """Is the newer upload the one with the larger attachment id, whatever its '-N' says?"""
     files = {"doejane_12345_7000002_mha.ipynb": NOTEBOOK, "doejane_12345_7000001_mha-1.ipynb": b"{}"}
     jane = read_intake(build(tmp_path, files, as_zip=False), tmp_path / "scratch").submissions[0]
     assert (jane.path / "mha.ipynb").read_bytes() == NOTEBOOK

@@ -12,6 +12,7 @@ from .exports import NOTEBOOK, build, by_key, why
 
 @pytest.mark.parametrize("as_zip", [False, True], ids=["folder", "zip"])
 def test_classroom_one_repository_per_login(tmp_path, as_zip):
+    """Is each cloned repository one student, named by the login after the assignment's slug, a stray file skipped?"""
     files = {
         "mha-submissions/mha-octocat/.git/HEAD": b"ref: refs/heads/main\n",
         "mha-submissions/mha-octocat/mha.ipynb": NOTEBOOK,

@@ -41,6 +41,7 @@ submission_100002:
 
 @pytest.mark.parametrize("as_zip", [False, True], ids=["folder", "zip"])
 def test_gradescope_reads_the_metadata_groups_and_history(tmp_path, as_zip):
+    """Are names, ids, emails and times read from the metadata, a group kept as one, history listed as earlier?"""
     files = {
         "assignment_42_export/submission_metadata.yml": GRADESCOPE_META.encode(),
         "assignment_42_export/submission_100001/mha.ipynb": NOTEBOOK,
@@ -64,6 +65,7 @@ def test_gradescope_reads_the_metadata_groups_and_history(tmp_path, as_zip):
 
 
 def test_gradescope_unreadable_metadata_falls_back_to_folder_names(tmp_path):
+    """Is metadata that does not parse skipped with the reason, each submission then named by its folder?"""
     files = {"submission_metadata.yml": b"submission_1: [unclosed", "submission_1/mha.ipynb": NOTEBOOK}
     intake = read_intake(build(tmp_path, files, as_zip=False), tmp_path / "scratch")
     assert [s.key for s in intake.submissions] == ["submission_1"]

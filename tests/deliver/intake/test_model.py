@@ -23,7 +23,7 @@ def test_an_unreadable_intake_is_the_instructors_error():
 
 
 def test_a_submission_cannot_change_once_made():
-    """Is a Submission frozen (its key names a results folder), and does one the LMS says little about default to on time and readable?"""
+    """Is a Submission frozen (its key names a results folder), and by default on time and readable?"""
     submission = Submission(key="ann", name="Ann", student_id="", path=Path("ann"), source="folders")
     with pytest.raises(dataclasses.FrozenInstanceError):
         submission.key = "bob"

@@ -22,6 +22,7 @@ MOODLE_FOLDERS = {
 
 @pytest.mark.parametrize("as_zip", [False, True], ids=["folder", "zip"])
 def test_moodle_folders_one_student_per_participant(tmp_path, as_zip):
+    """Is each participant id one student, their file and online-text folders together, a clean folder graded in place?"""
     intake = read_intake(build(tmp_path, MOODLE_FOLDERS, as_zip=as_zip), tmp_path / "scratch")
     assert intake.source == "moodle"
     subs = by_key(intake)
@@ -38,6 +39,7 @@ def test_moodle_folders_one_student_per_participant(tmp_path, as_zip):
 
 
 def test_moodle_without_folders(tmp_path):
+    """Without 'Download submissions in folders', are a student's flattened files assembled under their own names?"""
     files = {
         "Jane Doe_1234567_assignsubmission_file_mha.ipynb": NOTEBOOK,
         "Jane Doe_1234567_assignsubmission_file_utils.py": b"",
@@ -85,7 +87,7 @@ def test_moodle_a_lone_file_folder_is_graded_in_place(tmp_path):
 
 
 def test_moodle_parts_are_assembled_under_their_plugins(tmp_path):
-    """Are a student's file folder, online text and flattened files gathered, each plugin but 'file' in a folder of its name?"""
+    """Are a student's file folder, online text and flattened files gathered, each other plugin in its folder?"""
     drafts, _ = moodle_drafts(
         tmp_path,
         {
@@ -117,7 +119,7 @@ def test_moodle_a_folder_with_a_file_name_and_foreign_entries_are_skipped(tmp_pa
 
 
 def test_moodle_a_part_nested_too_deep_refuses_that_student_only(tmp_path):
-    """Is a student whose part nests folders deeper than the kit reads refused with the reason, a classmate read?"""
+    """Is a student whose part nests folders too deep refused with the reason, a classmate read?"""
     deep = "/".join(["d"] * (trees.MAX_DEPTH + 1))
     drafts, _ = moodle_drafts(
         tmp_path,

@@ -122,7 +122,7 @@ def test_label_is_relative_printable_and_marks_folders(tmp_path):
     ],
 )
 def test_detect_follows_the_naming_most_entries_follow(tmp_path, files, source):
-    """Is the LMS the one whose naming at least half the visible entries follow, and Gradescope whenever its metadata is there?"""
+    """Is the LMS the one at least half the visible entries are named for, Gradescope wherever its metadata is?"""
     root = build(tmp_path, files, as_zip=False)
     assert reader_of(root).detect(root) == source
 

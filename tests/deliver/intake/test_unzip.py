@@ -14,6 +14,7 @@ from .test_canvas import CANVAS
 
 
 def test_zip_members_that_escape_or_link_are_refused(tmp_path):
+    """Are members with '..', absolute paths or link modes refused, nothing written outside scratch, no link created?"""
     archive = tmp_path / "hostile.zip"
     with zipfile.ZipFile(archive, "w") as zf:
         zf.writestr("alice/mha.ipynb", NOTEBOOK)
@@ -38,6 +39,7 @@ def test_zip_members_that_escape_or_link_are_refused(tmp_path):
 
 
 def test_zip_bomb_and_member_count_are_capped(tmp_path, monkeypatch):
+    """Is a zip that unpacks to more than the cap, or holds more members than it, refused by name?"""
     archive = tmp_path / "bomb.zip"
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("alice/mha.ipynb", b"\0" * 2_000_000)  # a few KiB packed
@@ -51,6 +53,7 @@ def test_zip_bomb_and_member_count_are_capped(tmp_path, monkeypatch):
 
 
 def test_zip_names_without_the_utf8_flag_are_decoded(tmp_path):
+    """Are member names written without the UTF-8 flag read as UTF-8 where they are, else as code page 437?"""
     archive = tmp_path / "names.zip"
     with zipfile.ZipFile(archive, "w") as zf:
         zf.writestr("cafX.ipynb", NOTEBOOK)  # patched below to cp437 bytes
@@ -72,6 +75,7 @@ def test_a_foreign_scratch_is_refused_and_left_alone(tmp_path):
 
 
 def test_a_second_run_clears_its_own_scratch(tmp_path):
+    """Does a second run over the same scratch clear what the first wrote and give the same submissions?"""
     export = build(tmp_path, CANVAS, as_zip=True)
     first = read_intake(export, tmp_path / "scratch")
     second = read_intake(export, tmp_path / "scratch")
