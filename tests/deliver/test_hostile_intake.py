@@ -22,6 +22,8 @@ from autograder.author.samples import sample_path
 from autograder.config import GradingConfig
 from autograder.deliver import batch
 
+from .intake.exports import BILLION_LAUGHS
+
 pytestmark = pytest.mark.slow
 
 
@@ -104,13 +106,6 @@ def test_blackboard_comments_that_rename_a_classmates_file(samples, tmp_path, as
     text = (tmp_path / "out" / "blackboard_grades.csv").read_text().splitlines()
     assert text[0] == '"Last Name","First Name","Username","mha [Total Pts: 47]"'  # 40 automatic, 7 written
     assert '"Doe","Jane","jdoe","40"' in text and '"Evil","Mallory","mal","0"' in text
-
-
-BILLION_LAUGHS = (
-    "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
-    + "".join(f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8))
-    + "submission_1:\n  :submitters: *i\n"
-)
 
 
 def test_gradescope_metadata_alias_bomb_is_refused_by_name(samples, tmp_path):

@@ -1,0 +1,37 @@
+"""What the intake hands grade-all (Submission, Intake) and what its readers build on the way (Draft)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from autograder.deliver.intake import READERS
+from autograder.deliver.intake.model import SOURCES, Draft, IntakeError, Submission
+from autograder.errors import KitError
+
+
+def test_every_source_has_a_reader():
+    """Is SOURCES exactly the LMS exports read_intake has a reader for, in the same order?"""
+    assert tuple(READERS) == SOURCES
+
+
+def test_an_unreadable_intake_is_the_instructors_error():
+    """Is IntakeError a KitError, which the command line prints with status 2 and no traceback, never a student's score?"""
+    assert issubclass(IntakeError, KitError)
+
+
+def test_a_submission_cannot_change_once_made():
+    """Is a Submission frozen (its key names a results folder), and by default on time and readable?"""
+    submission = Submission(key="ann", name="Ann", student_id="", path=Path("ann"), source="folders")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        submission.key = "bob"
+    assert (submission.late, submission.refused, submission.members, submission.earlier) == (False, "", (), ())
+
+
+def test_drafts_do_not_share_their_earlier_submissions():
+    """Does each Draft get a list of earlier submissions of its own, so one student's history never lands in another's?"""
+    first, second = Draft(name="a", student_id="1", origin="a"), Draft(name="b", student_id="2", origin="b")
+    first.earlier.append(Path("old"))
+    assert second.earlier == [] and (second.files, second.folder, second.file) == (None, None, None)
