@@ -1,12 +1,9 @@
 """Do the graders judge what the contract says, and say so in words a student can act on?"""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
-from autograder import KIT_ROOT
 from autograder.author.samples import sample_path
 
 from ..conftest import lost_names
@@ -186,43 +183,3 @@ def test_a_figure_from_pyplot_costs_nothing_and_gets_a_note(mha, mha_grader, tmp
     assert report.score == report.max_score
     noted = [c for c in report.checks if "the figure comes from pyplot" in c.message]
     assert [(c.kind, c.status) for c in noted] == [("visible", "passed")]
-
-
-@pytest.mark.slow
-def test_plain_pytest_runs_the_graders(mha, tmp_path):
-    """Can an instructor run the hidden graders with plain pytest against a submission?"""
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "solutions/mha/graders", "-q", "-p", "no:cacheprovider",
-         "--grade-submission", str(sample_path(mha)), "--grade-results", str(tmp_path)],
-        capture_output=True, text=True, cwd=KIT_ROOT, env={"PYTHONDONTWRITEBYTECODE": "1", "PATH": ""},
-    )  # fmt: skip
-    assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]  # the sample's PositionalEncoding fails
-    assert "test_positional_encoding.py::test_table" in done.stdout and "PositionalEncoding" in done.stdout
-    results = json.loads((tmp_path / "results.json").read_text())
-    assert results["extra_data"]["by_name"]["tokenize"]["score"] == 2
-    assert results["score"] == pytest.approx(37.371429)
-
-
-@pytest.mark.slow
-def test_plain_pytest_carries_errors_forward(mha, tmp_path):
-    """Under plain pytest, does the layer's test fail on the student's own split_heads, while its points, graded
-    with the reference's split_heads, are all there?"""
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "solutions/mha/graders", "-q", "-p", "no:cacheprovider",
-         "--grade-submission", str(sample_path(mha, "split_heads_without_transpose")),
-         "--grade-results", str(tmp_path)],
-        capture_output=True, text=True, cwd=KIT_ROOT, env={"PYTHONDONTWRITEBYTECODE": "1", "PATH": ""},
-    )  # fmt: skip
-    assert "FAILED solutions/mha/graders/test_multi_head_attention.py::test_self_attention" in done.stdout
-    results = json.loads((tmp_path / "results.json").read_text())
-    by_name = results["extra_data"]["by_name"]
-    assert by_name["MultiHeadAttention"]["score"] == 8 and by_name["split_heads"]["score"] < 3
-    assert NOTE in json.dumps(results["tests"])
-
-
-def test_plain_pytest_without_a_submission_says_what_to_pass():
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "solutions/mha/graders", "-q", "-p", "no:cacheprovider"],
-        capture_output=True, text=True, cwd=KIT_ROOT, env={"PYTHONDONTWRITEBYTECODE": "1", "PATH": ""},
-    )  # fmt: skip
-    assert done.returncode != 0 and "--grade-submission PATH" in done.stdout + done.stderr
