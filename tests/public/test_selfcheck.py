@@ -12,6 +12,14 @@ called exercise's known mistakes as that exercise's, and names none of the layer
 import pytest
 
 from autograder.public.notebook import SelfCheck
+from autograder.public.selfcheck import (
+    attribute,
+    calls_failing,
+    common_mistakes,
+    demos_wait,
+    exercises_called,
+    stub_message,
+)
 
 from .students import SPLIT, SPLIT_WITHOUT_TRANSPOSE, data, numpy_student, student, without_carry
 
@@ -326,3 +334,56 @@ def test_two_mistakes_alike_on_one_check_are_told_apart_by_another(mha, capsys, 
     SelfCheck(data(mha)).check(namespace["scaled_dot_product_attention"])
     printed = capsys.readouterr().out
     assert printed.count(named) == printed.count("[FAIL]") > 1 and not_named not in printed
+
+
+def test_a_mistake_is_named_as_the_failing_callees_else_as_the_exercises_own():
+    """Does attribute() name a failing callee's mistake (and none of the caller's own), else the caller's own, and
+    give a passing callee's mistake as a look-alike only?"""
+    target = {"own": "MultiHeadAttention", "sdpa": "scaled_dot_product_attention", "split": "split_heads"}.get
+    found = ["own", "sdpa", "split"]
+    assert attribute("MultiHeadAttention", found, target, ("scaled_dot_product_attention",)) == (["sdpa"], [])
+    # a callee fails without its mistake in sight: the caller's own look-alike is not named either
+    assert attribute("MultiHeadAttention", ["own", "split"], target, ("scaled_dot_product_attention",)) == (
+        [],
+        ["split"],
+    )
+    assert attribute("MultiHeadAttention", found, target, ()) == (["own"], [])
+    assert attribute("MultiHeadAttention", ["sdpa", "split"], target, ()) == ([], ["sdpa", "split"])
+
+
+def test_mistakes_alike_on_one_check_are_told_apart_by_the_others():
+    """Are only the mistakes every matching check shares named, with no restriction from fewer than two checks or
+    from checks that share none?"""
+    assert common_mistakes([["dim1", "dim-2"], ["dim-2"], []]) == frozenset({"dim-2"})
+    assert common_mistakes([["dim1", "dim-2"]]) is None
+    assert common_mistakes([["dim1"], ["nodim"]]) is None
+
+
+def test_the_exercises_a_code_calls_are_found_through_other_exercises():
+    """Are the exercises an exercise reads found through the ones it calls (not itself, not other names), and a
+    stub's message read from its code?"""
+    namespace: dict = {}
+    exec(
+        "def softmax(x):\n    raise NotImplementedError('Exercise 1 (softmax): replace this line with your code')\n"
+        "def attention(x):\n    return softmax(x) + len(x)\n"
+        "def heads(x):\n    return [attention(x) for _ in range(2)]\n",
+        namespace,
+    )
+    assert exercises_called(namespace["heads"], "heads", ["softmax", "attention", "heads"], namespace) == {
+        "attention": namespace["attention"],
+        "softmax": namespace["softmax"],
+    }
+    assert stub_message(namespace["softmax"]) == "Exercise 1 (softmax): replace this line with your code"
+    assert stub_message(namespace["attention"]) is None
+
+
+def test_the_sentences_name_one_or_several_exercises():
+    """Do the lines of a caller's check name one failing callee, or several, in the right number?"""
+    assert calls_failing("layer", ["a"]) == "layer calls a, which fails its own check: fix that first."
+    assert (
+        calls_failing("layer", ["a", "b", "c"])
+        == "layer calls a, b and c, which fail their own checks: fix them first."
+    )
+    assert demos_wait("layer", ["a", "b"]) == (
+        "The demos that use layer run your own a and b: they wait until these pass their own checks."
+    )
