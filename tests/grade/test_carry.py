@@ -6,8 +6,7 @@ import torch
 
 from autograder.grade.carry import MAX_AXIS, MAX_ELEMENTS, MAX_INTEGER, Server
 from autograder.grade.reference import Reference
-from autograder.public.carry import Substitutes
-from autograder.public.plain_trees import CarryError, Encoder
+from autograder.public.plain_trees import Encoder
 
 
 @pytest.fixture(scope="module")
@@ -67,14 +66,3 @@ def test_what_the_reference_raises_says_no_line_of_it(reference):
     reply, _ = server.handle(*request("split_heads", torch.zeros(1, 2, 5), 2), nobody)
     assert reply["error"].startswith("RuntimeError: ") and "reference.py" not in reply["error"]
     assert "line" not in reply["error"] and "reshape" not in reply["error"]
-
-
-def test_a_stand_in_refuses_outside_its_checks():
-    """Does a stand-in kept after its checks refuse to answer, without asking anyone?"""
-    substitutes = Substitutes({"split_heads": "function"}, nobody)
-    namespace: dict = {}
-    with substitutes.installed([namespace]):
-        stand_in = namespace["split_heads"]
-    assert "split_heads" not in namespace
-    with pytest.raises(CarryError, match="does not answer now"):
-        stand_in(torch.zeros(1, 2, 4), 2)

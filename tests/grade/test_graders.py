@@ -1,17 +1,10 @@
 """Do the graders judge what the contract says, and say so in words a student can act on?"""
 
 import json
-import subprocess
-import sys
 
-import numpy as np
 import pytest
 
-from autograder import KIT_ROOT
 from autograder.author.samples import sample_path
-from autograder.public import wire
-from autograder.public.compare import differences
-from autograder.public.probing import EXACT, Tolerance
 
 from ..conftest import lost_names
 
@@ -190,98 +183,3 @@ def test_a_figure_from_pyplot_costs_nothing_and_gets_a_note(mha, mha_grader, tmp
     assert report.score == report.max_score
     noted = [c for c in report.checks if "the figure comes from pyplot" in c.message]
     assert [(c.kind, c.status) for c in noted] == [("visible", "passed")]
-
-
-def test_first_difference_names_index_and_both_values():
-    """Does a value mismatch say where, with both values, and how many differ?"""
-    want = {"out": np.zeros((2, 3), dtype=np.float32)}
-    got = {"out": np.array([[0, 0, 0], [0, 0.5, 0]], dtype=np.float32)}
-    message = differences(got, want, {"out": Tolerance(1e-4, 1e-5, "")})[0]
-    assert "index (1, 1)" in message and "got 0.5" in message and "expected 0" in message and "1 of 6" in message
-
-
-def test_nan_and_inf_are_counted_apart_from_the_largest_difference():
-    """Are the nan and inf values a code gives where finite ones are expected counted, rather than left out of "the
-    largest difference" (which then spoke of the values that were close)?"""
-    want = {"out": np.array([[0.1, 0.2, 0.7], [0.3, 0.3, 0.4]])}
-    got = {"out": np.array([[np.nan, np.nan, np.nan], [0.3 + 1e-16, 0.3, 0.4]])}
-    message = differences(got, want, {"out": Tolerance(1e-6, 1e-9, "")})[0]
-    assert "3 of 6 values differ; 3 nan where a finite value is expected;" in message
-    assert "largest difference" not in message
-    got = {"out": np.array([[np.inf, 0.2, 0.5], [0.3, 0.3, 0.4]])}
-    message = differences(got, want, {"out": Tolerance(1e-6, 1e-9, "")})[0]
-    assert "among the finite ones, the largest difference is 0.2; 1 inf where a finite value is expected" in message
-
-
-def test_a_list_of_another_length_shows_where_and_both_lists():
-    """Does a token list of another length say both lengths, the first entry that differs and both lists, rather
-    than a "shape" with nothing to act on?"""
-    want = {"tokens": np.array(["its", "a", "fact"])}
-    got = {"tokens": np.array(["it", "s", "a", "fact"])}
-    message = differences(got, want, {"tokens": EXACT})[0]
-    assert message == (
-        "tokens has 4 entries; expected 3: the first difference is at index 0: got 'it', expected 'its'\n"
-        "  got:      ['it', 's', 'a', 'fact']\n  expected: ['its', 'a', 'fact']"
-    )
-    long = {"tokens": np.array([str(i) for i in range(30)])}
-    message = differences(long, {"tokens": np.array([str(i) for i in range(29)])}, {"tokens": EXACT})[0]
-    assert (
-        message == "tokens has 30 entries; expected 29: the first difference is at index 29: got '29', expected nothing"
-    )
-
-
-def test_shape_mismatch_comes_first():
-    want = {"out": np.zeros((2, 4, 5, 3))}
-    got = {"out": np.zeros((2, 5, 4, 3))}
-    assert differences(got, want, {"out": EXACT}) == ["out has shape (2, 5, 4, 3); expected (2, 4, 5, 3)"]
-
-
-def test_dtype_tensorness_and_device_are_read_from_the_arrays():
-    """Are a dtype, a missing tensor and a device read from what arrived, never from a label beside it?"""
-    want = {"ids": wire.with_device(np.zeros(3, dtype=np.int64), "cpu")}
-    as_float = {"ids": wire.with_device(np.zeros(3, dtype=np.float32), "cpu"), "ids@dtype": np.array("int64")}
-    assert "dtype float32; expected int64" in differences(as_float, want, {"ids": EXACT})[0]
-    assert "should be a tensor" in differences({"ids": np.zeros(3, dtype=np.int64)}, want, {"ids": EXACT})[0]
-    on_cpu = {"ids": wire.with_device(np.zeros(3, dtype=np.int64), "cpu")}
-    assert "expected it on cuda" in differences(on_cpu, want, {"ids": EXACT}, device="cuda")[0]
-    assert differences(on_cpu, want, {"ids": EXACT}, device="cuda", any_device=True) == []
-
-
-@pytest.mark.slow
-def test_plain_pytest_runs_the_graders(mha, tmp_path):
-    """Can an instructor run the hidden graders with plain pytest against a submission?"""
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "solutions/mha/graders", "-q", "-p", "no:cacheprovider",
-         "--grade-submission", str(sample_path(mha)), "--grade-results", str(tmp_path)],
-        capture_output=True, text=True, cwd=KIT_ROOT, env={"PYTHONDONTWRITEBYTECODE": "1", "PATH": ""},
-    )  # fmt: skip
-    assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]  # the sample's PositionalEncoding fails
-    assert "test_positional_encoding.py::test_table" in done.stdout and "PositionalEncoding" in done.stdout
-    results = json.loads((tmp_path / "results.json").read_text())
-    assert results["extra_data"]["by_name"]["tokenize"]["score"] == 2
-    assert results["score"] == pytest.approx(37.371429)
-
-
-@pytest.mark.slow
-def test_plain_pytest_carries_errors_forward(mha, tmp_path):
-    """Under plain pytest, does the layer's test fail on the student's own split_heads, while its points, graded
-    with the reference's split_heads, are all there?"""
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "solutions/mha/graders", "-q", "-p", "no:cacheprovider",
-         "--grade-submission", str(sample_path(mha, "split_heads_without_transpose")),
-         "--grade-results", str(tmp_path)],
-        capture_output=True, text=True, cwd=KIT_ROOT, env={"PYTHONDONTWRITEBYTECODE": "1", "PATH": ""},
-    )  # fmt: skip
-    assert "FAILED solutions/mha/graders/test_multi_head_attention.py::test_self_attention" in done.stdout
-    results = json.loads((tmp_path / "results.json").read_text())
-    by_name = results["extra_data"]["by_name"]
-    assert by_name["MultiHeadAttention"]["score"] == 8 and by_name["split_heads"]["score"] < 3
-    assert NOTE in json.dumps(results["tests"])
-
-
-def test_plain_pytest_without_a_submission_says_what_to_pass():
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "solutions/mha/graders", "-q", "-p", "no:cacheprovider"],
-        capture_output=True, text=True, cwd=KIT_ROOT, env={"PYTHONDONTWRITEBYTECODE": "1", "PATH": ""},
-    )  # fmt: skip
-    assert done.returncode != 0 and "--grade-submission PATH" in done.stdout + done.stderr

@@ -42,25 +42,3 @@ def test_a_mistake_loses_points_on_its_name_only(graders, name, mistake, tmp_pat
     assert mistake.id in report.mistakes()
     feedback = "\n".join(check.message for check in report.checks)
     assert mistake.message in feedback
-
-
-def test_old_output_stores_are_pruned(tmp_path):
-    """Does saving a store keep the newest few of its assignment's stores and leave other assignments' alone?"""
-    import os
-
-    import numpy as np
-
-    from autograder.grade.reference import KEEP, OutputStore
-
-    for i in range(KEEP + 3):
-        for name in (f"mha-{i:020d}", f"mha_two-{i:020d}"):
-            (tmp_path / f"{name}.npz").write_bytes(b"old")
-            (tmp_path / f"{name}.json").write_text("{}")
-            os.utime(tmp_path / f"{name}.npz", (i, i))
-    store = OutputStore(tmp_path / "mha-newest.npz")
-    store.put("reference", "key", ({"out": np.zeros(2)}, None))
-    store.save(complete=True)
-    kept = sorted(p.name for p in tmp_path.glob("mha-*.npz"))
-    assert len(kept) == KEEP and "mha-newest.npz" in kept and f"mha-{KEEP + 2:020d}.npz" in kept
-    assert len(list(tmp_path.glob("mha-*.json"))) == KEEP
-    assert len(list(tmp_path.glob("mha_two-*.npz"))) == KEEP + 3

@@ -1,33 +1,13 @@
-"""Do the checks' weights split a name's points, and is a grader that gives a name no weight refused?"""
+"""Do the checks' weights split a name's points (gates and checks of weight 0 included), and is carrying forward read from points.toml?"""
 
-import dataclasses
 from fractions import Fraction
 
 import pytest
 
 from autograder.assignments import Assignment
 from autograder.errors import KitError
-from autograder.grade import plan
 from autograder.results.model import CheckResult
 from autograder.results.scoring import summarize
-
-
-def test_a_grader_that_gives_a_name_no_weight_is_refused(mha):
-    """Does collecting a plan whose checks of one name are all gates or weigh 0 stop, naming the file and the fix?"""
-    checks = plan.collect(mha)
-    for change in ({"gate": True}, {"weight": 0.0}):
-        weightless = [dataclasses.replace(c, **change) if c.name == "split_heads" else c for c in checks]
-        with pytest.raises(KitError) as refused:
-            plan._refuse_weightless(mha, weightless)
-        message = str(refused.value)
-        assert str(mha.graders_dir / "test_split_heads.py") in message
-        assert "every check of split_heads is a gate or has weight 0" in message
-        assert "@pytest.mark.weight(1)" in message
-
-
-def test_the_assignments_plans_give_every_name_weight(assignment):
-    """Does every assignment's plan pass the check (the plan is collected without error)?"""
-    assert plan.collect(assignment)
 
 
 def result(check: str, passed: bool, weight: float = 1.0, gate: bool = False) -> CheckResult:

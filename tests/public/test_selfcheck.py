@@ -9,38 +9,22 @@ called exercise's known mistakes as that exercise's, and names none of the layer
 (a look-alike of the called exercise's slip would send the student to the wrong cell).
 """
 
-from functools import cache
-
 import pytest
 
-from autograder.author.visible import visible_data
 from autograder.public.notebook import SelfCheck
+from autograder.public.selfcheck import (
+    attribute,
+    calls_failing,
+    common_mistakes,
+    demos_wait,
+    exercises_called,
+    stub_message,
+)
+
+from .students import SPLIT, SPLIT_WITHOUT_TRANSPOSE, data, numpy_student, student, without_carry
 
 SCORES = "scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)"
 FIRST = "MultiHeadAttention calls scaled_dot_product_attention, which fails its own check: fix that first.\n"
-
-
-@cache
-def data(assignment):
-    return visible_data(assignment)
-
-
-def without_carry(assignment) -> dict:
-    """The visible data of an assignment that turns error carried forward off."""
-    return {**data(assignment), "carry_forward": False}
-
-
-def student(assignment, old: str, new: str, *more: str) -> dict:
-    """The reference with edits (old, new, old, new, ...), run as a notebook's cells run: its functions share
-    one namespace."""
-    namespace: dict = {}
-    source = assignment.reference_path.read_text()
-    edits = (old, new, *more)
-    for before, after in zip(edits[::2], edits[1::2]):
-        assert source.count(before) == 1
-        source = source.replace(before, after)
-    exec(compile(source, "student", "exec"), namespace)
-    return namespace
 
 
 def test_a_called_exercises_mistake_is_said_to_be_its(mha, capsys):
@@ -133,29 +117,6 @@ def test_a_figure_built_with_figure_has_no_note(mha, capsys):
     SelfCheck(data(mha)).check(namespace["display_attention"])
     printed = capsys.readouterr().out
     assert "4 of 4 visible checks pass" in printed and "[note]" not in printed
-
-
-def test_a_waiting_demo_says_to_run_it_again(mha, capsys):
-    """Does a demo that waits for an exercise say that it must be run again once the exercise passes?"""
-    from autograder.author.blocks import exercise_message
-
-    message = exercise_message(mha, "tokenize")
-
-    def tokenize(text):
-        raise NotImplementedError(message)
-
-    def build_vocab(texts):
-        raise NotImplementedError(message)
-
-    selfcheck = SelfCheck(data(mha))
-    assert selfcheck.needs(tokenize) is False
-    assert "This cell waits for tokenize: run this cell again once it passes its checks." in capsys.readouterr().out
-    assert selfcheck.needs(tokenize, build_vocab) is False
-    assert "run this cell again once they pass their checks." in capsys.readouterr().out
-
-
-SPLIT = "x = x.reshape(batch, seq, n_heads, d_model // n_heads)  # (batch, seq, n_heads, d_key)\n    return x.transpose(1, 2)"
-SPLIT_WITHOUT_TRANSPOSE = "return x.reshape(batch, n_heads, seq, d_model // n_heads)"
 
 
 def test_a_caller_is_checked_with_the_reference_standing_in(mha, capsys):
@@ -280,12 +241,6 @@ def test_the_release_notebook_carries_errors_forward(mha, capsys):
     )
 
 
-def numpy_student(old: str, new: str, *more: str) -> dict:
-    from autograder import assignments
-
-    return student(assignments.get("attention_numpy"), old, new, *more)
-
-
 @pytest.mark.parametrize(
     "old, new, name, own",
     [
@@ -381,85 +336,54 @@ def test_two_mistakes_alike_on_one_check_are_told_apart_by_another(mha, capsys, 
     assert printed.count(named) == printed.count("[FAIL]") > 1 and not_named not in printed
 
 
-def test_check_takes_several_exercises_and_refuses_anything_else(capsys):
-    """Does check(softmax, basic_self_attention) check both, check(softmax, device=...) refuse saying what it takes,
-    and help(check) name this assignment's own exercises?"""
-    from autograder import assignments
+def test_a_mistake_is_named_as_the_failing_callees_else_as_the_exercises_own():
+    """Does attribute() name a failing callee's mistake (and none of the caller's own), else the caller's own, and
+    give a passing callee's mistake as a look-alike only?"""
+    target = {"own": "MultiHeadAttention", "sdpa": "scaled_dot_product_attention", "split": "split_heads"}.get
+    found = ["own", "sdpa", "split"]
+    assert attribute("MultiHeadAttention", found, target, ("scaled_dot_product_attention",)) == (["sdpa"], [])
+    # a callee fails without its mistake in sight: the caller's own look-alike is not named either
+    assert attribute("MultiHeadAttention", ["own", "split"], target, ("scaled_dot_product_attention",)) == (
+        [],
+        ["split"],
+    )
+    assert attribute("MultiHeadAttention", found, target, ()) == (["own"], [])
+    assert attribute("MultiHeadAttention", ["sdpa", "split"], target, ()) == ([], ["sdpa", "split"])
 
-    namespace = numpy_student("return weights @ x  # (n, d)", "return weights @ x")
-    selfcheck = SelfCheck(data(assignments.get("attention_numpy")))
-    selfcheck.check(namespace["softmax"], namespace["basic_self_attention"])
-    printed = capsys.readouterr().out
+
+def test_mistakes_alike_on_one_check_are_told_apart_by_the_others():
+    """Are only the mistakes every matching check shares named, with no restriction from fewer than two checks or
+    from checks that share none?"""
+    assert common_mistakes([["dim1", "dim-2"], ["dim-2"], []]) == frozenset({"dim-2"})
+    assert common_mistakes([["dim1", "dim-2"]]) is None
+    assert common_mistakes([["dim1"], ["nodim"]]) is None
+
+
+def test_the_exercises_a_code_calls_are_found_through_other_exercises():
+    """Are the exercises an exercise reads found through the ones it calls (not itself, not other names), and a
+    stub's message read from its code?"""
+    namespace: dict = {}
+    exec(
+        "def softmax(x):\n    raise NotImplementedError('Exercise 1 (softmax): replace this line with your code')\n"
+        "def attention(x):\n    return softmax(x) + len(x)\n"
+        "def heads(x):\n    return [attention(x) for _ in range(2)]\n",
+        namespace,
+    )
+    assert exercises_called(namespace["heads"], "heads", ["softmax", "attention", "heads"], namespace) == {
+        "attention": namespace["attention"],
+        "softmax": namespace["softmax"],
+    }
+    assert stub_message(namespace["softmax"]) == "Exercise 1 (softmax): replace this line with your code"
+    assert stub_message(namespace["attention"]) is None
+
+
+def test_the_sentences_name_one_or_several_exercises():
+    """Do the lines of a caller's check name one failing callee, or several, in the right number?"""
+    assert calls_failing("layer", ["a"]) == "layer calls a, which fails its own check: fix that first."
     assert (
-        "softmax: 4 of 4 visible checks pass" in printed
-        and "basic_self_attention: 2 of 2 visible checks pass" in printed
+        calls_failing("layer", ["a", "b", "c"])
+        == "layer calls a, b and c, which fail their own checks: fix them first."
     )
-    selfcheck.check(namespace["softmax"], device="cpu")
-    assert capsys.readouterr().out == (
-        "check() takes only exercises, e.g. check(softmax) or check(softmax, basic_self_attention); not (softmax, device=)\n"
-    )
-    assert "check(softmax)" in selfcheck.check.__doc__ and "tokenize" not in selfcheck.check.__doc__
-
-
-SPLIT_STRAIGHT = "return x.reshape(batch, n_heads, seq, d_model // n_heads)"
-
-
-def test_a_demo_names_the_exercise_to_fix_and_notices_the_fix(mha, capsys):
-    """With split_heads wrong under a right layer, does a demo that needs the layer wait naming split_heads as the
-    one to fix, and run as soon as split_heads is redefined right, with no need to run the layer's cells again?"""
-    namespace = student(mha, SPLIT, SPLIT_WITHOUT_TRANSPOSE)
-    selfcheck = SelfCheck(data(mha))
-    selfcheck.check(namespace["MultiHeadAttention"])  # passes with the reference's split_heads
-    capsys.readouterr()
-    assert selfcheck.needs(namespace["MultiHeadAttention"]) is False
-    assert capsys.readouterr().out == (
-        "This cell waits for MultiHeadAttention, which passes its checks only with the reference's split_heads: "
-        "fix split_heads, then run this cell again.\n"
-    )
-    namespace["split_heads"] = student(mha, SPLIT, SPLIT)["split_heads"]  # the student runs the fixed cell
-    assert selfcheck.needs(namespace["MultiHeadAttention"]) is True
-
-
-def test_a_demo_waits_for_exercises_that_share_a_failing_callee_naming_it(mha, capsys):
-    """With tokenize keeping punctuation, do build_vocab and encode (right, both calling it) wait naming tokenize, and
-    does an exercise failing even with the reference's callee say so, and that it must pass itself?"""
-    namespace = student(mha, "return without_punctuation.split()", "return text.lower().split()")
-    selfcheck = SelfCheck(data(mha))
-    assert selfcheck.needs(namespace["build_vocab"], namespace["encode"], namespace["tokenize"]) is False
-    assert capsys.readouterr().out == (
-        "This cell waits for build_vocab and encode, which pass their checks only with the reference's tokenize: "
-        "fix tokenize, then run this cell again.\n"
-    )
-    namespace = student(
-        mha,
-        SPLIT,
-        SPLIT_WITHOUT_TRANSPOSE,
-        "return self.Wo(combine_heads(A)), attn_probs",
-        "return combine_heads(A), attn_probs",
-    )
-    assert selfcheck.needs(namespace["MultiHeadAttention"]) is False
-    assert capsys.readouterr().out == (
-        "This cell waits for MultiHeadAttention, which fails its checks even with the reference's split_heads: "
-        "fix split_heads, then run this cell again once MultiHeadAttention passes its checks.\n"
-    )
-
-
-def test_a_demo_says_which_name_an_earlier_cell_has_not_made():
-    """Does a demo cell that reads a name no cell has made yet (an earlier demo waited) say so, rather than stop
-    Run All with a NameError, and leave the names it makes itself, builtins and known names alone?"""
-    from autograder.public.notebook import not_made_yet, unbound_names
-
-    cell = (
-        "import math\n"
-        "ids = encode(['a b'], stoi)\n"
-        "def show(row, width=2):\n    return [itos[i] for i in row][:width]\n"
-        "for row in ids.tolist():\n    print(show(row), len(row), math.pi, later)\n"
-        "later = 1\n"
-        "try:\n    pass\nexcept ValueError as problem:\n    print(problem)\n"
-    )
-    assert unbound_names(cell, {"encode": object()}) == ["stoi", "itos"]
-    assert unbound_names("print(", {}) == []
-    assert not_made_yet(["stoi"]) == (
-        "This cell needs stoi, which is made by a cell above it that has not run since (it waited, or was skipped): "
-        "run the cells above it that define stoi, then this cell again."
+    assert demos_wait("layer", ["a", "b"]) == (
+        "The demos that use layer run your own a and b: they wait until these pass their own checks."
     )

@@ -1,0 +1,261 @@
+"""Does the engine grade a submission with the hidden checks, tell the student's failures from the kit's and the
+host's, and refuse to start on a reference that fails its own graders?"""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from autograder.author.samples import sample_path
+from autograder.errors import KitError
+from autograder.grade import engine, mistakes
+from autograder.grade.engine import (
+    Grader,
+    HostError,
+    ReferenceView,
+    StudentView,
+    rehearse,
+    run_check,
+    visible_probes,
+)
+from autograder.grade.judge import Mismatch
+from autograder.grade.plan import Check
+from autograder.public import wire
+from autograder.public.loader import Entry
+from autograder.results.model import CheckResult
+from autograder.results.scoring import summarize
+from autograder.sandbox.host.session import StudentError
+
+from ..conftest import lost_names
+
+
+def test_reference_gets_full_marks(assignment, graders):
+    """Does the instructor's reference earn every point, with no grader failing on it?"""
+    report = graders(assignment).grade(assignment.reference_path)
+    assert not report.internal_errors()
+    assert report.score == report.max_score == sum(assignment.points.values())
+    assert report.max_score > 0 and report.entry == "reference.py"
+
+
+def test_blank_release_gets_zero_on_every_name(assignment, graders):
+    """Does the blank release notebook earn 0 on every graded name, each stub naming its exercise?"""
+    report = graders(assignment).grade(assignment.release_dir / assignment.notebook_name)
+    assert not report.internal_errors()
+    assert all(score == 0 for score, _ in report.by_name().values()), report.by_name()
+    for number, name in enumerate(assignment.graded, start=1):
+        messages = [check.message for check in report.hidden if check.name == name]
+        # a stub raises naming its exercise; an empty __init__ leaves the attributes missing
+        assert any(f"Exercise {number} ({name})" in m or "should have an attribute" in m for m in messages), messages
+    # Not started is not a mistake: an empty constructor "accepts" what a catalogued slip accepts.
+    assert not [(c.name, c.mistakes) for c in report.hidden if c.mistakes]
+    assert not [c.name for c in report.hidden if "known mistake" in c.message]
+
+
+def test_blank_stub_module_gets_zero(assignment, graders):
+    """Does the blank stub module (assignments/<name>.py) earn 0, gate checks included?"""
+    assert graders(assignment).grade(assignment.stub_path).score == 0
+
+
+def test_one_bug_costs_only_its_name(assignment, graders):
+    """Does the sample with one bug lose points on that name only, with the mistake named?"""
+    mistake = assignment.demo_mistake
+    report = graders(assignment).grade(sample_path(assignment))
+    target = next(m.target for m in mistakes.catalogue(assignment) if m.id == mistake)
+    assert lost_names(report) == [target]
+    assert report.mistakes() == [mistake]
+    assert 0 < report.by_name()[target][0] < report.by_name()[target][1]
+
+
+def test_visible_checks_are_reported_without_points(mha, mha_grader):
+    """Are the student's visible checks part of the results, visible at once and worth nothing?"""
+    report = mha_grader.grade(sample_path(mha))
+    visible = [c for c in report.checks if c.kind == "visible"]
+    assert {c.name for c in visible} == set(mha.graded) and all(c.max_score == 0 for c in visible)
+    assert [c.name for c in visible if c.status != "passed"] == ["PositionalEncoding"]
+
+
+def check(function) -> Check:
+    """A check of softmax that runs function(student)."""
+    return Check(
+        "softmax", "test_softmax", function.__name__, "sums to one", "", 1.0, False, function, {}, ("student",)
+    )
+
+
+def test_a_failing_check_is_the_students_and_a_broken_grader_the_kits():
+    """Is a Mismatch the student's failure with its feedback and evidence, a StudentError the student's with the
+    call that raised, and any other exception the grader's own error, saying so and not blaming the student?"""
+
+    def mismatch(student):
+        raise Mismatch("out differs\x07", {"probe_id": "p"})
+
+    def raised(student):
+        error = StudentError("your code raised ValueError")
+        error.evidence = {"probe_id": "q"}
+        raise error
+
+    def broken(student):
+        return 1 / 0
+
+    failed = run_check(check(mismatch), {"student": None})
+    assert not failed.passed and not failed.internal_error and failed.message == "out differs\\x07"
+    assert failed.evidence == {"probe_id": "p"}
+    student = run_check(check(raised), {"student": None})
+    assert student.message == "your code raised ValueError" and student.evidence == {"probe_id": "q"}
+    kit = run_check(check(broken), {"student": None})
+    assert kit.internal_error and not kit.passed
+    assert kit.message == (
+        "the grader itself failed (ZeroDivisionError: division by zero); this is an error in the grading kit, "
+        "not in your code: tell your instructor"
+    )
+    assert run_check(check(lambda student: None), {"student": None}).passed
+
+
+class Answers:
+    """A reference answering every probe with outputs of 8 bytes, recording the probes it ran."""
+
+    def __init__(self):
+        self.runs: list[str] = []
+
+    def run(self, probe_id: str, inputs: dict) -> dict:
+        self.runs.append(probe_id)
+        return {"out": np.zeros(1)}
+
+
+def test_the_rehearsal_records_each_names_probe_calls_once_with_their_sizes():
+    """Does the rehearsal note, per graded name, each distinct probe call its checks and visible checks make, with
+    the size of the reference's outputs?"""
+
+    def asks_twice(student):
+        student.run("p.softmax", {"x": 1})
+        student.run("p.softmax", {"x": 1})
+        student.run("p.softmax", {"x": 2})
+
+    visible = [{"name": "attention", "probe": "p.attention", "inputs": {"x": 3}}]
+    rehearsal = rehearse(SimpleNamespace(name="a"), [check(asks_twice)], visible, Answers())
+    assert [(c.probe, c.inputs, c.expected_bytes) for c in rehearsal.calls["softmax"]] == [
+        ("p.softmax", {"x": 1}, 8),
+        ("p.softmax", {"x": 2}, 8),
+    ]
+    assert [c.probe for c in rehearsal.calls["attention"]] == ["p.attention"]
+    assert rehearsal.sizes[wire.digest("p.attention", {"x": 3})] == 8
+
+
+def test_a_reference_that_fails_its_own_graders_stops_the_grader():
+    """Does a check that fails on the reference stop the rehearsal, naming the check and the fix?"""
+
+    def wrong(student):
+        raise Mismatch("expected 2")
+
+    with pytest.raises(KitError) as refused:
+        rehearse(SimpleNamespace(name="numpy"), [check(wrong)], [], Answers())
+    assert str(refused.value) == (
+        "the reference of numpy fails its own graders; fix the graders or the reference:\n"
+        "  - test_softmax.py::wrong: expected 2"
+    )
+
+
+class Session:
+    """A student's session answering one probe, raising on another; it records the output bound it was given."""
+
+    def __init__(self):
+        self.bounds: list[int] = []
+
+    def run(self, name, probe_id, inputs, bound, key):
+        self.bounds.append(bound)
+        if probe_id == "p.raises":
+            raise StudentError("your code raised KeyError")
+        return {"out": np.ones(1)}
+
+
+def test_a_student_view_bounds_each_answer_and_keeps_the_call_that_raised():
+    """Is each answer bounded by the reference's size for that call (1 MiB where unknown), and does an error carry
+    the call that raised, so that a known mistake raising the same can be named?"""
+    session = Session()
+    view = StudentView(session, "softmax", "cpu", {wire.digest("p.ok", {"x": 1}): 64})
+    assert view.run("p.ok", {"x": 1})["out"].tolist() == [1.0] and view.error_of("p.ok", {"x": 2}) is None
+    assert session.bounds == [64, 1 << 20]
+    with pytest.raises(StudentError) as raised:
+        view.run("p.raises", {"x": 1})
+    assert raised.value.evidence == {"probe_id": "p.raises", "inputs": {"x": 1}, "error": "your code raised KeyError"}
+    assert view.error_of("p.raises", {}) == "your code raised KeyError"
+
+
+def test_a_reference_view_answers_as_the_reference_and_records_each_call():
+    """Does the reference seen as a student answer with the reference's outputs, record each call and never err?"""
+    record: list = []
+    answers = Answers()
+    view = ReferenceView(answers, record=record)
+    assert view.run("p.a", {"x": 1})["out"].tolist() == [0.0] and view.error_of("p.b", {}) is None
+    assert record == [("p.a", {"x": 1}), ("p.b", {})] and answers.runs == ["p.a", "p.b"]
+
+
+def test_visible_probes_are_the_visible_checks_calls():
+    """Is each visible case given as its name, title, probe id, keys and inputs, with its note only where it has one?"""
+    case = SimpleNamespace(name="softmax", title="sums to one", probe=SimpleNamespace(probe_id="p.softmax"),
+                           keys=("out",), inputs={"x": 1}, note="")  # fmt: skip
+    noted = SimpleNamespace(**{**vars(case), "keys": None, "note": "a note"})
+    assert visible_probes([case, noted]) == [
+        {"name": "softmax", "title": "sums to one", "probe": "p.softmax", "keys": ["out"], "inputs": {"x": 1}},
+        {"name": "softmax", "title": "sums to one", "probe": "p.softmax", "keys": None, "inputs": {"x": 1},
+         "note": "a note"},
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "message, whole",
+    [
+        ("the process exited with signal 9 (SIGKILL) during the call", True),
+        ("the call took longer than 10 s", True),
+        ("your code used more than 5 s of CPU time", True),
+        ("loading your code took longer than 20 s", True),
+        ("out at index (0, 1): got 2, expected 1", False),
+    ],
+)
+def test_a_failure_of_the_whole_process_is_told_from_a_wrong_value(message, whole):
+    """Is a failure that names the process dying, hanging or overrunning its time a process failure, and a wrong
+    value not?"""
+    assert engine._process_level(message) is whole
+
+
+def test_the_first_failing_case_of_each_check_is_the_one_shown():
+    """Does the feedback get the first failing case of each check, none of a check that passes?"""
+    results = [
+        CheckResult("a", "m::one", "t", "1", True),
+        CheckResult("a", "m::one", "t", "2", False),
+        CheckResult("a", "m::one", "t", "3", False),
+        CheckResult("a", "m::two", "t", "1", True),
+    ]
+    assert engine._first_failures(results) == [results[1]]
+
+
+def test_a_submission_whose_source_cannot_be_read_calls_nothing(tmp_path):
+    """Is a submission whose source cannot be read taken as calling no graded name, none unfinished?"""
+    missing = Entry(tmp_path / "gone.py", "module")
+    source = engine._graded_source(missing, ("softmax",))
+    assert source.calls == {} and source.unfinished == frozenset()
+
+
+def grader_whose_reference_scores(mha, passed: bool) -> Grader:
+    """A Grader, not started, whose own grading of the reference gives one check, passed or not."""
+    grader = Grader.__new__(Grader)
+    grader.assignment, grader.device, grader._host_checked = mha, "cpu", False
+    grader.runtime = SimpleNamespace(isolation=SimpleNamespace(tier="namespaces"))
+    result = CheckResult("tokenize", "m::c", "splits words", "", passed, "the process exited with signal 9")
+    report = summarize({"tokenize": 2}, [result], assignment="mha", submission="reference.py")
+    grader._grade = lambda path, label=None: report
+    return grader
+
+
+def test_a_host_on_which_the_reference_loses_points_grades_no_one(mha):
+    """When the reference itself loses points through the sandbox, is that the host's error (HostError naming the
+    assignment, device, tier and check), and is a host that grades it fully checked once only?"""
+    with pytest.raises(HostError) as refused:
+        grader_whose_reference_scores(mha, passed=False).check_host()
+    assert str(refused.value).startswith(
+        "this host cannot grade mha with device cpu in isolation 'namespaces': the reference itself loses points:\n"
+        "  - tokenize: splits words: failed. First failure: the process exited with signal 9"
+    )
+    grader = grader_whose_reference_scores(mha, passed=True)
+    grader.check_host()
+    grader._grade = lambda path, label=None: pytest.fail("the host is checked once")
+    grader.check_host()

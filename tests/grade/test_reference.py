@@ -1,0 +1,114 @@
+"""Are the reference's outputs computed once, kept on disk for the grading user only, and read back as they were?"""
+
+import os
+import stat
+
+import numpy as np
+import pytest
+
+from autograder.assignments import discover
+from autograder.grade import reference
+from autograder.grade.reference import CACHE_MODE, KEEP, OutputStore, Reference, exec_source, store_of
+from autograder.public import wire
+
+NUMPY = discover()["attention_numpy"]
+SOFTMAX = NUMPY.module("probes").softmax.probe_id
+X = {"x": np.array([[1.0, 2.0, 3.0]]), "axis": -1}
+
+
+def test_old_output_stores_are_pruned(tmp_path):
+    """Does saving a store keep the newest few of its assignment's stores and leave other assignments' alone?"""
+    for i in range(KEEP + 3):
+        for name in (f"mha-{i:020d}", f"mha_two-{i:020d}"):
+            (tmp_path / f"{name}.npz").write_bytes(b"old")
+            (tmp_path / f"{name}.json").write_text("{}")
+            os.utime(tmp_path / f"{name}.npz", (i, i))
+    store = OutputStore(tmp_path / "mha-newest.npz")
+    store.put("reference", "key", ({"out": np.zeros(2)}, None))
+    store.save(complete=True)
+    kept = sorted(p.name for p in tmp_path.glob("mha-*.npz"))
+    assert len(kept) == KEEP and "mha-newest.npz" in kept and f"mha-{KEEP + 2:020d}.npz" in kept
+    assert len(list(tmp_path.glob("mha-*.json"))) == KEEP
+    assert len(list(tmp_path.glob("mha_two-*.npz"))) == KEEP + 3
+
+
+def test_a_saved_store_is_read_back_with_devices_and_errors(tmp_path):
+    """Does a store saved and opened again give each output's values, dtype and device, and each error, and say
+    whether it is complete?"""
+    store = OutputStore(tmp_path / "mha-abc.npz")
+    out = wire.with_device(np.arange(3, dtype=np.float32), "cuda")
+    store.put("reference", "k1", ({"out": out, "plain": np.array(["a"])}, None))
+    store.put("mistake_x", "k1", ({}, "ValueError: no"))
+    store.save(complete=True)
+    again = OutputStore(tmp_path / "mha-abc.npz")
+    assert again.complete
+    outputs, error = again.get("reference", "k1")
+    assert error is None and outputs["out"].dtype == np.float32 and wire.device_of(outputs["out"]) == "cuda"
+    assert outputs["out"].tolist() == [0, 1, 2] and outputs["plain"].tolist() == ["a"]
+    assert again.get("mistake_x", "k1") == ({}, "ValueError: no") and again.get("reference", "k2") is None
+    for suffix in (".npz", ".json"):
+        assert stat.S_IMODE(os.stat(tmp_path / f"mha-abc{suffix}").st_mode) == CACHE_MODE
+
+
+def test_a_damaged_or_unwritable_store_is_no_error(tmp_path):
+    """Is a store whose index is broken, or whose arrays are gone, read as empty, and one that cannot be written
+    left unwritten, grading going on?"""
+    (tmp_path / "mha-abc.json").write_text("{not json")
+    assert OutputStore(tmp_path / "mha-abc.npz").index == {}
+    store = OutputStore(tmp_path / "mha-abc.npz")
+    store.put("reference", "k", ({"out": np.zeros(1)}, None))
+    store.save(complete=False)
+    (tmp_path / "mha-abc.npz").unlink()
+    assert OutputStore(tmp_path / "mha-abc.npz").get("reference", "k") is None
+    (tmp_path / "a file").write_text("")
+    blocked = OutputStore(tmp_path / "a file" / "mha-abc.npz")
+    blocked.put("reference", "k", ({"out": np.zeros(1)}, None))
+    blocked.save(complete=True)
+    assert not blocked.complete and blocked.get("reference", "k") is not None  # kept in memory
+
+
+def test_a_store_with_nothing_new_is_not_written_again(tmp_path):
+    """Is saving a store that learned nothing and stays as complete as it was no write at all?"""
+    store = OutputStore(tmp_path / "mha-abc.npz")
+    store.save(complete=False)
+    assert not (tmp_path / "mha-abc.npz").exists()
+
+
+def test_the_reference_runs_each_probe_call_once_across_graders(tmp_path):
+    """Is a probe call run once, kept in the store, and found there by a second grader (which computes nothing)?"""
+    namespace = exec_source(NUMPY.reference_path.read_text(), str(NUMPY.reference_path), "reference_numpy")
+    store = OutputStore(tmp_path / "attention_numpy-abc.npz")
+    first = Reference(namespace, store=store)
+    outputs = first.run(SOFTMAX, X)
+    first.run(SOFTMAX, X)
+    assert first.computed == 1 and outputs["out"].sum() == pytest.approx(1.0, abs=1e-15)  # float64 rounding
+    store.save(complete=True)
+    second = Reference(lambda: pytest.fail("the namespace is never loaded"), store=OutputStore(store.path))
+    assert np.array_equal(second.run(SOFTMAX, X)["out"], outputs["out"]) and second.computed == 0
+
+
+def test_an_implementation_that_fails_a_probe_says_which(tmp_path):
+    """Does outputs() give a failing implementation's error, and run() raise naming the implementation and probe?"""
+
+    def softmax(x, axis=-1):
+        raise ValueError("broken on purpose")
+
+    mistake = Reference({"softmax": softmax}, label="mistake_overflow")
+    assert mistake.outputs(SOFTMAX, X)[1].startswith("your code raised ValueError: broken on purpose")
+    with pytest.raises(RuntimeError, match=f"the mistake_overflow failed probe {SOFTMAX}: your code raised"):
+        mistake.run(SOFTMAX, X)
+
+
+def test_a_reference_source_runs_in_a_module_of_its_own():
+    """Does exec_source give the source's names, with its file name, apart from any earlier run?"""
+    first = exec_source("counter = []\ndef add():\n    counter.append(1)\n", "/course/reference.py", "reference_x")
+    first["add"]()
+    second = exec_source("counter = []\n", "/course/reference.py", "reference_x")
+    assert first["counter"] == [1] and second["counter"] == [] and first["__file__"] == "/course/reference.py"
+    assert first["__name__"] == "reference_x"
+
+
+def test_one_store_per_assignment_state_in_a_process():
+    """Do two graders of one assignment in one process share one store, named under build/cache?"""
+    assert store_of(NUMPY) is store_of(NUMPY)
+    assert store_of(NUMPY).path.parent == reference.CACHE and store_of(NUMPY).path.name.startswith("attention_numpy-")
