@@ -124,7 +124,8 @@ def run_check(check: Check, fixtures: dict) -> CheckResult:
         result.evidence = error.evidence or None
     except StudentError as error:
         result.passed, result.message = False, clean(str(error))
-        result.evidence = error.evidence
+        result.process_failure = error.process_level
+        result.evidence = None if error.process_level else error.evidence  # a dead process is no mistake's doing
     except Exception as error:  # the grader itself broke
         result.passed, result.internal_error = False, True
         result.message = (
@@ -340,10 +341,6 @@ class Grader:
         view = StudentView(session, name, self.device, self.rehearsal.sizes)
         fixtures = {"student": view, "reference": self.reference, "submission": entry}
         mine = [run_check(check, fixtures) for check in self.plan if check.name == name]
-        for result in mine:
-            result.process_failure = not result.passed and _process_level(result.message)
-            if result.process_failure:
-                result.evidence = None  # a dead or hung process is no known mistake's doing
         return mine + (self._visible_results(name, view) if visible else [])
 
     # ---------------------------------------------------------------- error carried forward
@@ -472,21 +469,6 @@ def _graded_source(entry, graded: tuple[str, ...]) -> GradedSource:
 def _first_failures(results: list[CheckResult]) -> list[CheckResult]:
     """The first failing case of each check: the one whose message the feedback shows."""
     return [failing[0] for cases in by_check(results).values() if (failing := [c for c in cases if not c.passed])]
-
-
-def _process_level(message: str) -> bool:
-    """Whether a failure came from the student's process as a whole (it died, hung, overflowed), not from a value."""
-    return any(
-        words in message
-        for words in (
-            "the process exited",
-            "took longer than",
-            "of CPU time",
-            "the process answered",
-            "loading your code took",
-            "sent something other",
-        )
-    )
 
 
 def _as_json(outputs: dict) -> dict:

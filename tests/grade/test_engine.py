@@ -201,20 +201,26 @@ def test_visible_probes_are_the_visible_checks_calls():
     ]  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    "message, whole",
-    [
-        ("the process exited with signal 9 (SIGKILL) during the call", True),
-        ("the call took longer than 10 s", True),
-        ("your code used more than 5 s of CPU time", True),
-        ("loading your code took longer than 20 s", True),
-        ("out at index (0, 1): got 2, expected 1", False),
-    ],
-)
-def test_a_failure_of_the_whole_process_is_told_from_a_wrong_value(message, whole):
-    """Is a failure that names the process dying, hanging or overrunning its time a process failure, and a wrong
-    value not?"""
-    assert engine._process_level(message) is whole
+def _failing(error: Exception) -> Check:
+    """A check whose call raises ``error``."""
+
+    def function():
+        raise error
+
+    return Check("softmax", "test_softmax", "test_rows", "rows", "", 1.0, False, function)
+
+
+@pytest.mark.parametrize("process_level", [True, False])
+def test_a_process_failure_is_told_by_where_it_arose_not_by_its_words(process_level):
+    """Is a failure the session marks as the whole process's (died, hung, over a limit) a process failure with no
+    mistake's evidence, and a student's own exception that merely says the same words a plain failure?"""
+    error = StudentError("the process exited with signal 9 (SIGKILL) while checking softmax")
+    error.process_level = process_level
+    error.evidence = {"probe_id": "p.softmax", "inputs": {}, "error": str(error)}
+    result = run_check(_failing(error), {})
+    assert not result.passed and result.message == str(error)
+    assert result.process_failure is process_level
+    assert (result.evidence is None) is process_level
 
 
 def test_the_first_failing_case_of_each_check_is_the_one_shown():

@@ -59,6 +59,10 @@ class StudentError(Exception):
     # The call that raised ({"probe_id", "inputs", "error"}), attached by the view that ran it
     # (grade.engine.StudentView, deliver.nbgrader.InProcessStudent): lets the engine name a known mistake.
     evidence: dict | None = None
+    # Whether the student's process as a whole failed (it died, hung, overran a limit or broke the
+    # protocol), told by where the error arose, never by its words: a student's own exception may say
+    # anything.
+    process_level: bool = False
 
 
 class _OverBudget(Exception):
@@ -121,7 +125,9 @@ class Session:
             self.prefetch(name, [Call(probe_id, inputs, expected_bytes)])
         outputs, error = self._answers.get(key, ({}, self._failed.get(name)))
         if error:
-            raise StudentError(error)
+            failure = StudentError(error)
+            failure.process_level = key not in self._answers  # no answer: the exchange itself failed
+            raise failure
         return outputs
 
     def prefetch(self, name: str, calls: list[Call]) -> None:
