@@ -9,10 +9,10 @@ reaches the release as nbgrader's manually graded answer.
 
 import ast
 import json
-import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
+import nbformat
 import pytest
 
 from autograder.author.lesson import LessonCell, _defined, _reads, check_contract, parse_lesson, questions, with_needs
@@ -179,27 +179,21 @@ def test_each_release_asks_for_written_answers_graded_by_hand(assignment):
         assert "".join(cell["source"]) == ANSWER_STUB
 
 
-@pytest.mark.parametrize(
-    "table, problem",
-    [
-        ("[written]\nwhy = -1\n", "points for written.why must be a number >= 0"),
-        ("[written]\n'why not' = 1\n", "written answer id 'why not' must be letters"),
-        ("[written]\nsoftmax = 1\n", "and not the name of an exercise"),
-        ("written = 3\n", "[written] must be a table"),
-    ],
-    ids=["negative points", "not an id", "an exercise's name", "not a table"],
-)
-def test_points_toml_refuses_a_wrong_written_table(monkeypatch, tmp_path, table, problem):
-    """Is a [written] table with a bad id or points refused, naming the file and the entry?"""
-    from autograder import assignments
+def test_demo_cells_say_what_they_need(mha):
+    """Does each demo cell that uses an exercise, directly or through an earlier demo's name, list it?"""
+    notebook = nbformat.read(mha.release_dir / mha.notebook_name, as_version=4)
+    sources = [cell.source for cell in notebook.cells if cell.cell_type == "code" and "nbgrader" not in cell.metadata]
+    vocab = next(s for s in sources if "stoi = build_vocab(sentences)" in s)
+    assert vocab.startswith("# needs: build_vocab, encode\n")
+    plain = [s for s in sources if "torch.randn(8, 64)" in s]
+    assert plain and not plain[0].startswith("# needs:")  # uses no exercise: runs at once
 
-    source = assignments.get("attention_numpy")
-    (tmp_path / "copy").mkdir()
-    shutil.copy(source.reference_path, tmp_path / "copy" / "reference.py")
-    exercises = "".join(f"{name} = 1\n" for name in source.graded)
-    (tmp_path / "copy" / "points.toml").write_text(exercises + table)
-    monkeypatch.setattr(assignments, "SOLUTIONS", tmp_path)
-    with pytest.raises(KitError) as error:
-        _ = assignments.Assignment("copy").written
-    assert problem in str(error.value) and "points.toml" in str(error.value)
-    assert assignments.Assignment("copy").points == dict.fromkeys(source.graded, 1.0)  # the exercises' points stand
+
+@pytest.mark.parametrize("kind", ["exercise", "check"])
+def test_a_fence_without_its_graded_name_is_refused(mha, kind):
+    """Is an exercise or check fence that names no graded name refused with a message saying so (not a TypeError)?"""
+    fence = f"```{{{kind}}} {mha.graded[0]}"
+    text = mha.lesson_path.read_text()
+    assert fence in text
+    with pytest.raises(KitError, match="needs the graded name"):
+        check_contract(mha, parse_lesson(text.replace(fence, f"```{{{kind}}}", 1), mha.lesson_path))

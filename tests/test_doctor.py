@@ -1,0 +1,272 @@
+"""Does doctor say what this host can do, and name the fix for each thing it cannot?"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from autograder import KIT_ROOT, __version__, assignments, doctor
+from autograder.config import GradingConfig
+from autograder.errors import KitError
+from autograder.grade.deciding import kit_digest
+from autograder.public import trees
+
+
+@pytest.fixture(scope="module")
+def ours() -> dict[str, str]:
+    return {name: kit_digest(a) for name, a in assignments.discover().items()}
+
+
+def test_the_kernels_kit_is_this_checkout_even_through_a_link(tmp_path, ours):
+    """Is a kernel kit at a path that links to this checkout said to be this one?"""
+    (tmp_path / "kit").symlink_to(KIT_ROOT)
+    line = doctor.kernel_kit_line("/venv/bin/python", {"root": str(tmp_path / "kit"), "version": "x", "grading": {}})
+    assert line.endswith(": this checkout; the hidden cells will run")
+
+
+def test_another_kit_that_grades_alike_is_accepted(ours):
+    """Is a copy elsewhere that grades every assignment as this one said to be fine, with both versions?"""
+    line = doctor.kernel_kit_line("python3", {"root": "/srv/kit", "version": "0.1.0", "grading": ours})
+    assert line == (
+        "the 'python3' kernel (python3) imports the kit at /srv/kit (version 0.1.0), "
+        f"another copy that grades as this one (version {__version__}) does"
+    )
+
+
+def test_another_kit_that_grades_otherwise_names_the_assignments_and_the_fix(ours):
+    """Does a copy that grades some assignments otherwise (or lacks them) get them named, sorted, with the venv to use?"""
+    grading = {**ours, "mha": "0" * 16}
+    del grading["attention_numpy"]
+    line = doctor.kernel_kit_line("python3", {"root": "/srv/kit", "version": "0.1.0", "grading": grading})
+    assert "which grades attention_numpy, mha otherwise: their hidden cells will refuse to score" in line
+    assert line.endswith(f"(source {KIT_ROOT / '.venv' / 'bin' / 'activate'})")
+
+
+OLD_KIT = {
+    "autograder/__init__.py": "from pathlib import Path\nKIT_ROOT = Path('/srv/old')\n__version__ = '0.0.9'\n",
+    "autograder/deliver/__init__.py": "",
+    "autograder/deliver/nbgrader.py": "",
+    "autograder/assignment.py": "def discover():\n    return {'mha': 'the old mha'}\n",
+    "autograder/author/__init__.py": "",
+    "autograder/author/notebook.py": "def kit_digest(assignment):\n    return 'digest of ' + assignment\n",
+}
+
+
+def test_the_kernel_probe_reads_a_kit_older_than_its_renames(tmp_path):
+    """Does the probe still say what an older kit is (assignment.py, kit_digest in author/notebook.py)?"""
+    for name, text in OLD_KIT.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", doctor.KERNEL_PROBE],  # -S: no site, so no editable install of this kit
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+    )
+    assert done.returncode == 0, done.stderr
+    probe = json.loads(done.stdout)
+    assert probe == {"root": "/srv/old", "version": "0.0.9", "grading": {"mha": "digest of the old mha"}}
+
+
+def fake_run(kernelspec: str | None, probe: subprocess.CompletedProcess | None = None):
+    """subprocess.run as doctor sees it: `jupyter kernelspec list` prints kernelspec, the probe gives probe."""
+
+    def run(command, **options):
+        if "kernelspec" in command:
+            return subprocess.CompletedProcess(command, 0, stdout=kernelspec or "", stderr="")
+        return probe
+
+    return run
+
+
+SPEC = json.dumps({"kernelspecs": {"python3": {"spec": {"argv": ["/venv/bin/python", "-m", "ipykernel"]}}}})
+
+
+@pytest.mark.parametrize(
+    "kernelspec, probe, says",
+    [
+        ("", None, "no Jupyter 'python3' kernel found: install the kit's instructor extras"),
+        (SPEC, subprocess.CompletedProcess([], 1, "", "ModuleNotFoundError"), "cannot import the kit: run nbgrader"),
+        (SPEC, subprocess.CompletedProcess([], 0, "not json\n", ""), "imports a kit that cannot say which it is"),
+    ],
+    ids=["no kernel", "no kit", "an unreadable kit"],
+)
+def test_a_kernel_that_cannot_grade_is_named_with_the_fix(monkeypatch, kernelspec, probe, says):
+    """Is a missing kernel, a kernel without the kit, or one whose kit cannot say what it is each told apart?"""
+    monkeypatch.setattr(doctor.subprocess, "run", fake_run(kernelspec, probe))
+    line = doctor._nbgrader_kernel()
+    assert says in line
+    if kernelspec:
+        assert "(/venv/bin/python)" in line
+
+
+@pytest.mark.parametrize(
+    "printed, says",
+    [
+        ("True 2 12.1\n", "2 CUDA device(s), PyTorch built for CUDA 12.1: grade on it with --device cuda (or auto)"),
+        ("False 0 None\n", "none that PyTorch sees (its build: CUDA None); grading runs on the CPU"),
+        ("", "none that PyTorch sees (its build: CUDA ?); grading runs on the CPU"),
+    ],
+    ids=["a GPU", "none", "no answer"],
+)
+def test_the_gpu_line_says_what_pytorch_sees(monkeypatch, printed, says):
+    """Does doctor's GPU line give the devices and CUDA build PyTorch reports, and the CPU when it reports none?"""
+    monkeypatch.setattr(
+        doctor.subprocess, "run", lambda command, **options: subprocess.CompletedProcess(command, 0, printed, "")
+    )
+    assert doctor._gpu() == says
+
+
+def test_a_copied_reference_names_its_checkout_to_close():
+    """Is a copy at <checkout>/solutions/<a>/reference.py closed by its checkout, any other copy by itself?"""
+    assert doctor._what_to_close(Path("/srv/old-kit/solutions/mha/reference.py")) == Path("/srv/old-kit")
+    assert doctor._what_to_close(Path("/srv/backup/reference.py")) == Path("/srv/backup/reference.py")
+    assert doctor._what_to_close(Path("/srv/solutions/mha/mha.py")) == Path("/srv/solutions/mha/mha.py")
+
+
+@pytest.fixture
+def open_folder():
+    """A folder every user can reach (pytest's own are private)."""
+    folder = Path(tempfile.mkdtemp(prefix="kit-doctor-"))
+    folder.chmod(0o755)
+    yield folder
+    trees.remove_tree(folder)
+
+
+def test_a_file_is_readable_by_others_only_through_open_folders(open_folder):
+    """Is a world-readable file inside a folder others cannot enter, or a file closed to others, said to be safe?"""
+    folder = open_folder / "inner"
+    folder.mkdir(mode=0o755)
+    folder.chmod(0o755)
+    path = folder / "reference.py"
+    path.write_text("x")
+    path.chmod(0o644)
+    assert doctor._readable_by_others(path)
+    folder.chmod(0o700)
+    assert not doctor._readable_by_others(path)
+    folder.chmod(0o755)
+    path.chmod(0o600)
+    assert not doctor._readable_by_others(path)
+    assert not doctor._readable_by_others(folder / "missing.py")
+
+
+def test_the_warning_groups_copies_by_what_to_close_with_the_command(monkeypatch):
+    """Are copies listed by the checkout to close, each with a quoted chmod, and none found said with where it looked?"""
+    checkout = Path("/srv/old kit")
+    found = [
+        (checkout / "solutions" / "mha" / "reference.py", checkout),
+        (checkout / "solutions" / "encoder_block" / "reference.py", checkout),
+        (Path("/tmp/reference.py"), Path("/tmp/reference.py")),
+    ]
+    monkeypatch.setattr(doctor, "readable_copies", lambda places: (found, False))
+    text = doctor._readable_copies_text()
+    assert text.startswith("\nWARNING: copies of the solutions other users can read")
+    assert "stopped there: not all of it" in text
+    assert (
+        "  /srv/old kit (solutions/mha/reference.py, solutions/encoder_block/reference.py): "
+        "chmod -R go-rwx '/srv/old kit'" in text
+    )
+    assert "  /tmp/reference.py: chmod -R go-rwx /tmp/reference.py" in text
+    monkeypatch.setattr(doctor, "readable_copies", lambda places: ([], True))
+    assert doctor._readable_copies_text().startswith(
+        "\nCopies of the solutions other users can read: none found (searched "
+    )
+
+
+# ------------------------------------------------------------------ the whole report, its parts stood in for
+
+
+class FakeIsolation:
+    limits = "memory and processes bounded"
+    why = "not hardened: no cgroup here"
+
+    def describe(self) -> str:
+        return "uid (a user of its own)"
+
+    def close(self) -> None:
+        pass
+
+
+class FakeZygote:
+    def __init__(self, torch: bool):
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class FakeGrader:
+    """A grader whose reference gets full marks, except for the assignments named in `failing`."""
+
+    failing: tuple[str, ...] = ()
+    graded: list[str] = []
+
+    def __init__(self, assignment, config):
+        self.assignment, self.device = assignment, "cpu"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def check_host(self) -> None:
+        FakeGrader.graded.append(self.assignment.name)
+        if self.assignment.name in self.failing:
+            raise KitError("the reference got 3 of 40 points")
+
+
+@pytest.fixture
+def host(monkeypatch):
+    """doctor with its tiers, zygote, grader, GPU, kernel and search of copies stood in for: uid works, hardened not."""
+    from autograder.grade import engine
+    from autograder.sandbox.host import client, tiers
+
+    monkeypatch.setattr(client, "Zygote", FakeZygote)
+    monkeypatch.setattr(engine, "Grader", FakeGrader)
+    monkeypatch.setattr(FakeGrader, "graded", [])
+    monkeypatch.setattr(
+        tiers, "attempt", lambda zygote, tier: (FakeIsolation(), "") if tier == "uid" else (None, f"{tier}: no")
+    )
+    monkeypatch.setattr(tiers, "choose", lambda zygote, isolation, allow, device: FakeIsolation())
+    monkeypatch.setattr(doctor, "_readable_copies_text", lambda: "\nCopies: none")
+    monkeypatch.setattr(doctor, "_gpu", lambda: "none")
+    monkeypatch.setattr(doctor, "_nbgrader_kernel", lambda: "this checkout")
+    return tiers
+
+
+def test_a_host_where_every_reference_grades_is_ready(host, capsys):
+    """Does doctor list each tier, the one chosen and why, grade every reference, and say ready (exit 0)?"""
+    assert doctor.doctor(GradingConfig()) == 0
+    out = capsys.readouterr().out
+    assert "  hardened  does not work here: hardened: no" in out and "  uid       works: memory and processes" in out
+    assert "Grading here uses: uid (a user of its own)\n  (not hardened: no cgroup here)" in out
+    assert FakeGrader.graded == assignments.names()
+    assert out.rstrip().endswith("ready to grade")
+
+
+def test_a_reference_short_of_full_marks_means_not_ready(host, capsys, monkeypatch):
+    """Does one assignment whose reference cannot be graded here make doctor say so, go on, and exit 1?"""
+    monkeypatch.setattr(FakeGrader, "failing", ("mha",))
+    assert doctor.doctor(GradingConfig()) == 1
+    out = capsys.readouterr().out
+    assert "mha: cannot grade here: the reference got 3 of 40 points" in out
+    assert FakeGrader.graded == assignments.names() and out.rstrip().endswith("not ready: see above")
+
+
+def test_a_host_with_no_tier_is_refused_before_grading(host, capsys, monkeypatch):
+    """Where no isolation tier works (and unsandboxed is not allowed), does doctor say why and exit 1 without grading?"""
+
+    def refuse(zygote, isolation, allow, device):
+        raise KitError("no isolation tier works here: pass --allow-unsandboxed")
+
+    monkeypatch.setattr(host, "choose", refuse)
+    assert doctor.doctor(GradingConfig()) == 1
+    out = capsys.readouterr().out
+    assert "Grading here: refused. no isolation tier works here: pass --allow-unsandboxed" in out
+    assert FakeGrader.graded == []
