@@ -56,16 +56,6 @@ def scaled(array: dict, factor: float) -> None:
     array["data"] = [value * factor for value in array["data"]]
 
 
-# equivalent() compares, of the data's top-level entries, only "checks" and "hidden" (and that the
-# same keys are there): a change of "carry_forward" or "kinds" alone reads as equivalent, so the
-# build would keep the committed visible.json with the old value. Its docstring says "everything
-# else exactly". (Turning carry_forward off also drops the checks' recorded calls, which are compared,
-# wherever an exercise calls another; the gap shows where none does, and for "kinds".)
-LEFT_OUT = pytest.mark.xfail(
-    strict=True, reason="visible.equivalent ignores the top-level entries carry_forward and kinds"
-)
-
-
 @pytest.mark.parametrize(
     "change",
     [
@@ -78,8 +68,8 @@ LEFT_OUT = pytest.mark.xfail(
         lambda d: d["checks"][0]["expected"]["out"].update(dtype="<f4"),
         lambda d: d["checks"][0]["expected"]["out"].update(shape=[3, 2]),
         lambda d: d["checks"][4]["carried"]["records"].pop(),
-        pytest.param(lambda d: d.update(carry_forward=False), marks=LEFT_OUT),
-        pytest.param(lambda d: d["kinds"].update(softmax="module"), marks=LEFT_OUT),
+        lambda d: d.update(carry_forward=False),
+        lambda d: d["kinds"].update(softmax="module"),
     ],
     ids=[
         "a title",
