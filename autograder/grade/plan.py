@@ -17,10 +17,12 @@ would run differently from pytest must not exist.
 
 from __future__ import annotations
 
+import codecs
+import enum
 import importlib
 import inspect
 import itertools
-import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -169,15 +171,20 @@ def _parameter_sets(where: str, mark) -> tuple[list[str], list[tuple[tuple, str]
 
 
 def _id_of(value, argname: str, index: int) -> str:
-    """pytest's id of one parameter value (_pytest.python._idval, for the types graders use)."""
+    """pytest's id of one parameter value: _pytest.python's _idval_from_value (the same from pytest 7 to 9),
+    else the argument's name and index."""
     if isinstance(value, str):
         return value.encode("unicode_escape").decode("ascii")
-    if value is None or isinstance(value, (bool, int, complex)) or (isinstance(value, float) and not math.isnan(value)):
+    if isinstance(value, bytes):
+        return codecs.escape_encode(value)[0].decode("ascii")
+    if value is None or isinstance(value, (float, int, complex)):
         return str(value)
-    if isinstance(value, float):
+    if isinstance(value, re.Pattern):
+        return _id_of(value.pattern, argname, index)
+    if isinstance(value, enum.Enum):
         return str(value)
-    if inspect.isclass(value) or inspect.isfunction(value):
-        return value.__name__
+    if isinstance(getattr(value, "__name__", None), str):
+        return value.__name__  # a class, a function (builtins too), a module
     return f"{argname}{index}"
 
 

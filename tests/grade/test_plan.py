@@ -134,15 +134,14 @@ def test_the_ids_are_the_ones_pytest_gives(fake, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="plan._id_of names only Python functions and classes by __name__; pytest names anything with a str "
-    "__name__ (a builtin such as len, a module), so the grade command's case id differs from plain pytest's",
-)
-def test_a_builtin_parameter_has_pytests_id(fake, tmp_path):
-    """Is a builtin function given as a parameter named as pytest names it (len, not f0)?"""
+def test_parameters_of_every_kind_have_pytests_ids(fake, tmp_path):
+    """Are a builtin, a module, bytes, a pattern and an enum named as pytest names them (len, not f0)?"""
     assignment = fake(
-        'import pytest\nGRADED = "softmax"\n@pytest.mark.parametrize("f", [len])\ndef test_a(student, f):\n    pass\n'
+        "import enum, math, re\nimport pytest\n"
+        'GRADED = "softmax"\n'
+        "class Side(enum.Enum):\n    LEFT = 1\n"
+        '@pytest.mark.parametrize("f", [len, math, b"a\\x00", re.compile("a+"), Side.LEFT, object()])\n'
+        "def test_a(student, f):\n    pass\n"
     )
     assert pytest_ids(assignment, tmp_path) == [check.test_id for check in plan.collect(assignment)]
 
