@@ -151,3 +151,17 @@ def test_an_assignment_finds_its_files_and_its_modules(mha):
     assert mha.source_dir == KIT_ROOT / "source" / "mha"
     assert mha.module("mistakes").__name__ == "autograder.course.mha.mistakes"
     assert mha.demo_mistake == mha.module("mistakes").DEMO
+
+
+def test_carry_forward_is_on_unless_points_toml_says_otherwise(mha):
+    """Is error carried forward on by default, read from points.toml, and a value other than true or false refused?"""
+    assert mha.carry_forward is True
+    for table, expected in (({}, True), ({"carry_forward": False}, False)):
+        assignment = assignments.Assignment("mha")
+        assignment.__dict__["_points_table"] = {**dict.fromkeys(mha.graded, 1), **table}
+        assert assignment.carry_forward is expected
+        assert "carry_forward" not in assignment.points
+    assignment = assignments.Assignment("mha")
+    assignment.__dict__["_points_table"] = {**dict.fromkeys(mha.graded, 1), "carry_forward": "yes"}
+    with pytest.raises(KitError, match="carry_forward must be true or false"):
+        assert assignment.carry_forward
