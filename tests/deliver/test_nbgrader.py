@@ -4,13 +4,19 @@ kit is not the one they were built with?
 nbgrader autograde running them for real: tests/deliver/test_routes.py.
 """
 
+import sys
+
 import pytest
 
-from autograder import KIT_ROOT, __version__
+from autograder import KIT_ROOT, __version__, assignments
 from autograder.author.notebook import hidden_test_source
-from autograder.deliver.nbgrader import NotScored, grade_in_notebook
+from autograder.deliver import nbgrader
+from autograder.deliver.nbgrader import InProcessStudent, NotScored, grade_in_notebook, refusal
 from autograder.grade.deciding import kit_digest
 from autograder.grade.reference import Reference
+from autograder.results.model import CheckResult
+from autograder.results.scoring import points_text
+from autograder.sandbox.host.session import StudentError
 
 
 @pytest.mark.parametrize(
@@ -42,3 +48,54 @@ def test_hidden_cells_score_with_their_own_kit_and_say_it_can_be_forged(mha, cap
     printed = capsys.readouterr().out
     assert printed.startswith("tokenize: 2 of 2 points")
     assert "a cell can forge these points or write to gradebook.db" in printed and "grade-all" in printed
+
+
+def test_a_cell_of_this_kit_with_these_points_may_score():
+    """Is there no refusal where the cell's points and kit are this kernel's, a float's rounding of the points aside?"""
+    mha = assignments.get("mha")
+    assert refusal("mha", "tokenize", 2.0, kit_digest(mha)) is None
+    assert refusal("mha", "tokenize", 2.0 + 1e-12, kit_digest(mha)) is None
+    assert refusal("mha", "tokenize", 2.001, kit_digest(mha)).startswith("not scored: the kit this kernel imports")
+
+
+def test_a_wrong_notebook_gets_its_points_and_each_failed_check(mha, capsys):
+    """Does a notebook whose tokenize keeps the punctuation get fewer points, each failed check printed, and nothing
+    on stderr (which nbgrader would read as an error)?"""
+
+    def tokenize(text):
+        print("a warning of the notebook's own", file=sys.stderr)
+        return text.lower().split()  # the punctuation kept
+
+    namespace = {**Reference.of(mha).impl._namespace, "tokenize": tokenize}
+    score = grade_in_notebook("mha", "tokenize", namespace, points=2.0, kit=kit_digest(mha))
+    printed = capsys.readouterr()
+    assert 0 <= score < 2.0
+    assert printed.out.startswith(f"tokenize: {points_text(score)} of 2 points")
+    assert "  [FAIL] " in printed.out and printed.err == ""
+
+
+def test_a_failure_of_the_kit_raises_and_scores_nothing(mha, capsys, monkeypatch):
+    """Where a check of the kit itself breaks, does the cell raise, naming it, rather than give the student a score?"""
+    broken = CheckResult("tokenize", "hidden::tokenize::x", "x", "", False, "KeyError('cases')", internal_error=True)
+    monkeypatch.setattr(nbgrader, "run_check", lambda check, fixtures: broken)
+    namespace = Reference.of(mha).impl._namespace
+    with pytest.raises(RuntimeError, match=r"the grading kit failed: KeyError\('cases'\)"):
+        grade_in_notebook("mha", "tokenize", namespace, points=2.0, kit=kit_digest(mha))
+    assert "of 2 points" not in capsys.readouterr().out
+
+
+def test_the_notebooks_code_is_seen_as_a_check_sees_a_student():
+    """Does a probe run on the kernel's globals give its outputs, and raise StudentError with the evidence the
+    sandboxed route records where the code raises?"""
+
+    student = InProcessStudent({"tokenize": lambda text: text.lower().split()}, "tokenize")
+    inputs = {"text": "Hello World"}
+    assert [str(t) for t in student.run("mha.tokenize", inputs)["tokens"]] == ["hello", "world"]
+    assert student.error_of("mha.tokenize", inputs) is None
+
+    failing = InProcessStudent({"tokenize": lambda text: 1 / 0}, "tokenize")
+    with pytest.raises(StudentError) as raised:
+        failing.run("mha.tokenize", inputs)
+    assert raised.value.evidence == {"probe_id": "mha.tokenize", "inputs": inputs, "error": str(raised.value)}
+    assert "ZeroDivisionError" in str(raised.value)
+    assert failing.error_of("mha.tokenize", inputs) == str(raised.value)
