@@ -13,7 +13,7 @@ from autograder.deliver.dashboard import render_dashboard
 from autograder.deliver.report import class_figures
 from autograder.deliver.similarity import Pair
 from autograder.results.read import read_results
-from tests.deliver.test_feedback import CHROMIUM, chromium
+from tests.deliver.feedback.test_page import CHROMIUM, chromium
 
 HOSTILE = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
 STUDENTS = 200

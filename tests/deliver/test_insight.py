@@ -19,7 +19,7 @@ from autograder.deliver import batch
 from autograder.deliver import clusters as clustering
 from autograder.deliver.cluster_to_mistake import append_entry, cluster_to_mistake, entry_text
 from autograder.grade.mistakes import Mistake
-from tests.deliver.test_feedback import CHROMIUM, chromium
+from tests.deliver.feedback.test_page import CHROMIUM, chromium
 
 pytestmark = pytest.mark.slow
 COHORT = KIT_ROOT / "tests" / "data" / "cohort" / "attention_numpy"

@@ -7,11 +7,9 @@ nbgrader (autograde, the gradebook import, its feedback), the Gradescope bundle,
 import csv
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
-import warnings
 import zipfile
 from pathlib import Path
 from xml.etree import ElementTree
@@ -26,6 +24,9 @@ from autograder.author.notebook import notebook_text
 from autograder.author.release import nbgrader_env, run_nbgrader
 from autograder.author.samples import sample_notebook, sample_path
 from tests.author.clone import clone_env, fresh_clone, run_in
+
+from .test_gradebook import hostile_notebook, rendered_scripts
+from .test_gradescope import METADATA
 
 KIT = [sys.executable, "-m", "autograder"]
 
@@ -228,24 +229,6 @@ def test_gradescope_can_show_the_score_at_once(mha, tmp_path):
     assert "37.37 of 40" in results["output"]
 
 
-# Gradescope's /autograder/submission_metadata.json, as its documentation shows it
-# (gradescope-autograders.readthedocs.io/en/latest/submission_metadata/), trimmed to what is read.
-METADATA = {
-    "id": 123456,
-    "created_at": "2018-07-01T14:22:32.365935-07:00",
-    "assignment": {
-        "due_date": "2018-07-31T23:00:00.000000-07:00",
-        "late_due_date": None,
-        "release_date": "2018-07-02T00:00:00.000000-07:00",
-        "title": "Programming Assignment 1",
-        "total_points": "20.0",
-    },
-    "submission_method": "upload",
-    "users": [{"email": "student@example.com", "id": 1234, "name": "Student User"}],
-    "previous_submissions": [],
-}
-
-
 def test_gradescope_gets_a_result_for_an_empty_submission(mha, tmp_path):
     """With nothing gradable submitted, and late, is there still a results.json that says why (the student's zero), and that it is late?"""
     from autograder.deliver.gradescope import zip_files
@@ -265,37 +248,6 @@ def test_gradescope_gets_a_result_for_an_empty_submission(mha, tmp_path):
     assert results["score"] == 0 and "could not be graded" in results["output"]
     assert results["output"].startswith("Submitted late: 2 h 30 min after the due date (2018-07-31 23:00:00-07:00).")
     assert results["extra_data"]["late"] is True and results["extra_data"]["late_by_seconds"] == 9000
-
-
-@pytest.mark.parametrize(
-    "created_at, late_due_date, says",
-    [
-        ("2018-07-01T14:22:32.365935-07:00", None, None),
-        ("2018-07-31T23:00:00.000000-07:00", None, None),  # at the due date: on time
-        ("2018-08-01T06:00:01Z", None, "Submitted late: 1 s after the due date"),
-        ("2018-08-03T09:15:00.123-07:00", "2018-08-02T23:00:00.000000-07:00", "2 d 10 h 15 min after the due date"),
-    ],
-    ids=["early", "at the due date", "one second late, in UTC", "after the late due date"],
-)
-def test_gradescope_marks_late_work_by_its_metadata(tmp_path, created_at, late_due_date, says):
-    """Does a submission after the documented metadata's due date get marked late, by how much, and others not?"""
-    from autograder.deliver.gradescope import mark_late
-
-    metadata = METADATA | {
-        "created_at": created_at,
-        "assignment": METADATA["assignment"] | {"late_due_date": late_due_date},
-    }
-    (tmp_path / "submission_metadata.json").write_text(json.dumps(metadata))
-    (tmp_path / "results.json").write_text(json.dumps({"score": 3.0, "output": "mha: 3 of 40", "extra_data": {}}))
-    assert mark_late(tmp_path / "submission_metadata.json", tmp_path / "results.json") is (says is not None)
-    results = json.loads((tmp_path / "results.json").read_text())
-    assert results["score"] == 3.0  # Gradescope's own settings decide a penalty
-    if says is None:
-        assert results == {"score": 3.0, "output": "mha: 3 of 40", "extra_data": {}}
-    else:
-        assert says in results["output"] and results["output"].endswith("\n\nmha: 3 of 40")
-        assert ("after the late due date too" in results["output"]) is (late_due_date is not None)
-    assert mark_late(tmp_path / "missing.json", tmp_path / "results.json") is False  # a local run has none
 
 
 @pytest.mark.slow
@@ -421,48 +373,7 @@ def test_visible_inputs_are_not_hidden_ones(assignment):
     assert hidden and visible and not hidden & visible
 
 
-# ------------------------------------------------------------------ nbgrader's hidden cells and doctor
-
-
-@pytest.mark.parametrize(
-    "points, kit, says",
-    [
-        (5.0, "ours", ["gives tokenize 2 points, this grade cell 5", "`python -m autograder build mha`", "--force"]),
-        (2.0, "0" * 16, ["this kernel imports the kit at", "version", "source COURSE/.venv/bin/activate"]),
-        (None, None, ["older build", "`python -m autograder build mha`"]),
-    ],
-    ids=["other points", "another kit", "an older cell"],
-)
-def test_hidden_cells_refuse_to_score_naming_the_fix(mha, capsys, points, kit, says):
-    """Does a hidden cell whose points or kit differ from the kernel's kit raise, saying what to run, instead of scoring?"""
-    from autograder import KIT_ROOT, __version__
-    from autograder.deliver.nbgrader import NotScored, grade_in_notebook
-    from autograder.grade.deciding import kit_digest
-    from autograder.grade.reference import Reference
-
-    namespace = Reference.of(mha).impl._namespace
-    with pytest.raises(NotScored) as refused:
-        grade_in_notebook("mha", "tokenize", namespace, points=points, kit=kit_digest(mha) if kit == "ours" else kit)
-    message = str(refused.value)
-    assert message.startswith("not scored:") and all(words in message for words in says), message
-    if kit == "0" * 16:
-        assert str(KIT_ROOT) in message and __version__ in message
-    assert capsys.readouterr().out == ""  # no points printed
-
-
-def test_hidden_cells_score_with_their_own_kit_and_say_it_can_be_forged(mha, capsys):
-    """With the cell's points and kit, does the hidden cell give the points and say that autograde can be forged?"""
-    from autograder.author.notebook import hidden_test_source
-    from autograder.deliver.nbgrader import grade_in_notebook
-    from autograder.grade.deciding import kit_digest
-    from autograder.grade.reference import Reference
-
-    assert f'points=2.0, kit="{kit_digest(mha)}")' in hidden_test_source(mha, "tokenize")
-    namespace = Reference.of(mha).impl._namespace
-    assert grade_in_notebook("mha", "tokenize", namespace, points=2.0, kit=kit_digest(mha)) == 2.0
-    printed = capsys.readouterr().out
-    assert printed.startswith("tokenize: 2 of 2 points")
-    assert "a cell can forge these points or write to gradebook.db" in printed and "grade-all" in printed
+# ------------------------------------------------------------------ doctor
 
 
 def test_doctor_names_the_kit_the_kernel_imports(mha):
@@ -483,111 +394,7 @@ def test_doctor_names_the_kit_the_kernel_imports(mha):
     assert str(KIT_ROOT / ".venv" / "bin" / "activate") in other
 
 
-# ------------------------------------------------------------------ what nbgrader's feedback renders
-
-
-def hostile_notebook(mha):
-    """A finished notebook whose Markdown, outputs, raw cells and metadata carry scripts, and whose grade cell lies."""
-    notebook = nbformat.read(sample_path(mha), as_version=4)
-    notebook.cells.insert(
-        1,
-        nbformat.v4.new_markdown_cell(
-            'Hi <script>window.fromMarkdown=1</script><img src=x onerror="window.fromImage=1"> '
-            "[x](javascript:window.fromLink=1) ```` <b>bold</b>"
-        ),
-    )
-    code = nbformat.v4.new_code_cell("print(1)")
-    code.outputs = [nbformat.v4.new_output("display_data", data={"text/html": "<script>window.fromOutput=1</script>"})]
-    notebook.cells.insert(2, code)
-    notebook.cells.insert(
-        3, nbformat.v4.new_raw_cell("<script>window.fromRaw=1</script>", metadata={"format": "text/html"})
-    )
-    tests = next(c for c in notebook.cells if c.get("id") == "tokenize-tests")
-    tests.metadata.nbgrader["grade_id"] = '"><script>window.fromGradeId=1</script>'
-    tests.outputs = [
-        nbformat.v4.new_output("execute_result", data={"text/html": "<script>window.fromGrade=1</script>"})
-    ]
-    notebook.cells.append(nbformat.from_dict(json.loads(json.dumps(tests))))  # the grade cell again, its id too
-    state = {"model": {"state": {"value": "</script><script>window.fromWidgets=1</script>"}}}
-    notebook.metadata["widgets"] = {
-        "application/vnd.jupyter.widget-state+json": {"state": state, "version_major": 2, "version_minor": 0}
-    }
-    return notebook
-
-
-def rendered_scripts(html: str) -> list[str]:
-    """The student's scripts that reach a page as markup: `window.from...` inside a tag, not escaped as text."""
-    return re.findall(r"<[^<>]*window\.from\w+|<script>[^<]*window\.from\w+", html)
-
-
-def test_the_feedback_notebook_renders_nothing_of_the_students(mha, tmp_path):
-    """Does the notebook placed for nbgrader's feedback show the student's Markdown as text and keep no output or metadata of theirs?"""
-    from nbconvert import HTMLExporter
-
-    from autograder.deliver.gradebook import feedback_notebook
-    from autograder.results.read import read_results
-
-    student = hostile_notebook(mha)
-    release = nbformat.read(mha.release_dir / mha.notebook_name, as_version=4)
-    results = {
-        "tests": [{"name": "tokenize: splits", "tags": ["tokenize"], "status": "passed", "output": "<b>ok</b>"}],
-        "extra_data": {"by_name": {"tokenize": {"score": 2.0, "max_score": 2.0}}},
-    }
-    placed = feedback_notebook(student, release, read_results(results))
-    assert placed.metadata == release.metadata
-    assert all(not cell.get("outputs") for cell in placed.cells if cell.get("id") != "tokenize-tests")
-    tests = next(c for c in placed.cells if c.get("id") == "tokenize-tests")
-    assert tests.metadata == next(c for c in release.cells if c.get("id") == "tokenize-tests").metadata
-    assert tests.outputs[0]["text"].startswith("tokenize: 2 of 2 points\n[pass] tokenize: splits: <b>ok</b>")
-    markdown = placed.cells[1]
-    assert markdown.cell_type == "markdown" and markdown.source.startswith("`````text\nHi <script>")
-    assert placed.cells[3].cell_type == "markdown" and "window.fromRaw" in placed.cells[3].source
-    course_prose = [c for c in placed.cells if c.cell_type == "markdown" and c.get("id", "").startswith("md-")]
-    assert course_prose and not any(c.source.startswith("```") for c in course_prose)  # the course's own, rendered
-    assert placed.cells[-1].id == f"student-{len(student.cells) - 1}" and placed.cells[-1].metadata == {}
-    html, _ = HTMLExporter().from_notebook_node(placed)
-    assert "window.fromMarkdown" in html and rendered_scripts(html) == []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # nbformat renames the copied cell id, and says so
-        html, _ = HTMLExporter().from_notebook_node(student)
-    assert rendered_scripts(html)  # the same check sees them in the notebook as handed in
-
-
-# ------------------------------------------------------------------ grade-all's record in gradebook.db
-
-
-class Grade:
-    """The fields of nbgrader's Grade that the import reads and writes."""
-
-    def __init__(self, auto_score=None, manual_score=None, extra_credit=None):
-        self.name = "tokenize-tests"
-        self.auto_score, self.manual_score, self.extra_credit = auto_score, manual_score, extra_credit
-        self.needs_manual_grade = True
-
-
-@pytest.mark.parametrize(
-    "stored, keep_manual, named, after",
-    [
-        ({}, False, [], (2.0, None, None)),
-        ({"auto_score": 2.0}, False, [], (2.0, None, None)),
-        ({"auto_score": 0.0}, False, ["tokenize automatic 0 (grade-all 2)"], (2.0, None, None)),
-        ({"auto_score": 2.0, "manual_score": 0.0}, False, ["tokenize manual 0 (grade-all 2)"], (2.0, None, None)),
-        (
-            {"manual_score": 1.0, "extra_credit": -1.0},
-            True,
-            ["tokenize manual 1 (grade-all 2), kept", "tokenize extra credit -1, kept"],
-            (2.0, 1.0, -1.0),
-        ),
-    ],
-    ids=["new", "the same", "autograde's other score", "a manual score", "kept by --keep-manual"],
-)
-def test_the_import_stores_the_record_and_names_each_other_score(stored, keep_manual, named, after):
-    """Does each grade cell end with grade-all's points, every other stored score named (and kept only when asked)?"""
-    from autograder.deliver.gradebook import _store_record
-
-    grade = Grade(**stored)
-    assert _store_record(grade, 2.0, keep_manual) == named
-    assert (grade.auto_score, grade.manual_score, grade.extra_credit) == after and grade.needs_manual_grade is False
+# ------------------------------------------------------------------ the commands' help
 
 
 def test_gradebook_and_gradescope_help_say_the_assignment_is_required():
