@@ -6,8 +6,8 @@ import pytest
 from autograder import assignments
 from autograder.assignments import discover
 from autograder.deliver.nbgrader import InProcessStudent
-from autograder.grade.authoring import Answers, Mismatch, Student, expect_same, require
 from autograder.grade.engine import ReferenceView, StudentView
+from autograder.grade.judge import Answers, Mismatch, Student, expect_same, require, require_own_attention
 from autograder.grade.reference import Reference
 
 NUMPY = discover()["attention_numpy"]
@@ -78,3 +78,41 @@ def test_a_dropout_read_ignores_what_was_not_asked_and_fails_a_value_that_is_no_
         )
     with pytest.raises(Mismatch, match="is 0.1"):
         require_dropouts_built(Reporting({"self.dropout.p": np.array(0.1)}), probe, "MultiHeadAttention", [8, 2], 0.3)
+
+
+class _Crashing:
+    """A student whose every probe call fails with one error text."""
+
+    device = "cpu"
+
+    def __init__(self, error: str | None):
+        self.error = error
+
+    def run(self, probe_id: str, inputs: dict) -> dict:
+        raise AssertionError("require_own_attention asks error_of only")
+
+    def error_of(self, probe_id: str, inputs: dict) -> str | None:
+        return self.error
+
+
+@pytest.mark.parametrize(
+    "error, fails",
+    [
+        ("ForbiddenBuiltin: MultiHeadAttention calls torch.nn.functional.scaled_dot_product_attention: ...", True),
+        ("ForbiddenBuiltin: attention calls torch.nn.functional.scaled_dot_product_attention: ...", False),
+        ("ValueError: shapes do not match", False),
+        (None, False),
+    ],
+    ids=["its own call", "a callee's call", "another crash", "no error"],
+)
+def test_own_attention_fails_only_the_name_whose_own_code_called_pytorchs(error, fails):
+    """Does require_own_attention fail a name only where its own code called PyTorch's attention, naming the call,
+    and leave a callee's call, any other crash and an answer to the other checks?"""
+    probe = type("Probe", (), {"probe_id": "mha.MultiHeadAttention"})
+    if not fails:
+        require_own_attention(_Crashing(error), probe, {}, "MultiHeadAttention")
+        return
+    with pytest.raises(
+        Mismatch, match="calls PyTorch's own attention .torch.nn.functional.scaled_dot_product_attention"
+    ):
+        require_own_attention(_Crashing(error), probe, {}, "MultiHeadAttention")
