@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import select
+import signal
+import time
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -19,8 +22,9 @@ class ChildFailed(Exception):
     """The work raised in the child (its type and message), or the child ended without an answer."""
 
 
-def in_a_child(work: Callable[[], T]) -> T:
-    """What work() returns (anything JSON can carry), computed in a forked child; ChildFailed if it raised."""
+def in_a_child(work: Callable[[], T], hang: float = 120.0) -> T:
+    """What work() returns (anything JSON can carry), computed in a forked child; ChildFailed if it raised,
+    or if it had not answered after ``hang`` seconds (a guard against a hang, far above any honest run)."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -35,8 +39,7 @@ def in_a_child(work: Callable[[], T]) -> T:
         finally:
             os._exit(0)
     os.close(write)
-    with os.fdopen(read) as pipe:
-        text = pipe.read()
+    text = _read_until_closed(read, pid, hang)
     os.waitpid(pid, 0)
     if not text:
         raise ChildFailed("the child ended without an answer")
@@ -44,3 +47,18 @@ def in_a_child(work: Callable[[], T]) -> T:
     if "error" in answer:
         raise ChildFailed(answer["error"])
     return answer["value"]
+
+
+def _read_until_closed(read: int, pid: int, hang: float) -> str:
+    chunks = []
+    deadline = time.monotonic() + hang
+    with os.fdopen(read, "rb") as pipe:
+        while True:
+            if not select.select([pipe], [], [], max(0.0, deadline - time.monotonic()))[0]:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                raise ChildFailed(f"the child had not answered after {hang:g} s")
+            chunk = os.read(pipe.fileno(), 1 << 16)
+            if not chunk:
+                return b"".join(chunks).decode()
+            chunks.append(chunk)
