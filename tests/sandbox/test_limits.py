@@ -8,13 +8,14 @@ same through whole gradings, in every tier this machine can make.
 
 import ctypes
 import errno
-import json
 import mmap
 import os
 
 import pytest
 
 from autograder.sandbox.guest import isolation, seccomp
+
+from .forked import ChildFailed, in_a_child
 
 MiB = 1024**2
 LIMIT = 256 * MiB
@@ -35,27 +36,21 @@ def request(tmp_path, device="cpu", cgroup=False) -> dict:
 
 def in_the_sandbox(request: dict, attempt) -> int:
     """The errno attempt() raised in a child that entered the request's tier (0: it worked; ENOMEM for MemoryError)."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read)
-        code = -1
+
+    def work() -> int:
         try:
             isolation.enter(request)
             attempt()
-            code = 0
+            return 0
         except OSError as error:
-            code = error.errno
+            return error.errno
         except MemoryError:
-            code = errno.ENOMEM
-        finally:
-            os.write(write, json.dumps(code).encode())
-            os._exit(0)
-    os.close(write)
-    with os.fdopen(read) as answer:
-        code = json.loads(answer.read() or "-1")
-    os.waitpid(pid, 0)
-    return code
+            return errno.ENOMEM
+
+    try:
+        return in_a_child(work)
+    except ChildFailed:
+        return -1
 
 
 def checked(result: int) -> None:

@@ -22,7 +22,6 @@ from autograder.config import GradingConfig
 from autograder.errors import KitError
 from autograder.grade.engine import Grader
 from autograder.sandbox.host import tiers, uids
-from autograder.sandbox.host.cgroups import Hierarchy
 from autograder.sandbox.host.client import Zygote
 
 from ..hosts.kit_python import PRIVATE, private_copy
@@ -128,53 +127,6 @@ def test_a_cgroup2_only_host_still_gets_the_hardened_tier(tmp_path):
     assert report["tier"]["limits"].startswith("cgroup v2") and "RLIMIT_AS" in report["tier"]["limits"]
 
 
-def test_without_any_tier_grading_refuses_and_says_why(monkeypatch):
-    """Where no tier works, does grading refuse, naming each tier's reason and the flag, unless allowed?"""
-    monkeypatch.setattr(tiers, "candidates", lambda wanted, allowed: ["process"] if allowed else [])
-    zygote = Zygote(torch=False)
-    try:
-        with pytest.raises(KitError, match="--allow-unsandboxed"):
-            tiers.choose(zygote)
-        isolation = tiers.choose(zygote, allow_unsandboxed=True)
-        assert isolation.tier == "process" and "NOT isolated" in isolation.describe()
-    finally:
-        zygote.close()
-
-
-def test_cuda_is_graded_only_where_a_cgroup_bounds_memory():
-    """With --device cuda, is a tier whose memory no cgroup bounds refused, saying why and what to do, and the
-    same tier on the CPU path bounded by RLIMIT_AS and said so?"""
-    needs_root()
-    zygote = Zygote(torch=False)
-    no_memory = Hierarchy(2, {"": Path("/nonexistent")}, frozenset({"pids", "cpu"}))
-    try:
-        isolation, reason = tiers.attempt(zygote, "uid", "cuda", ([], []), no_memory)
-        assert isolation is None and "only a cgroup bounds every kind of memory" in reason and "--device cpu" in reason
-        isolation, reason = tiers.attempt(zygote, "uid", "cpu", ([], []), no_memory)
-        assert isolation is not None and "RLIMIT_AS" in isolation.limits, reason
-        isolation.close()
-    finally:
-        zygote.close()
-
-
-def test_root_is_never_given_the_userns_tier():
-    """Is the userns tier refused to root, whose uid would stay root outside?"""
-    needs_root()
-    with pytest.raises(KitError, match="ordinary users"):
-        tiers.candidates("userns", False)
-
-
-def test_two_graders_never_share_student_uids():
-    """Do two graders on one host hold disjoint blocks of uids?"""
-    needs_root()
-    first, second = uids.UidPool(), uids.UidPool()
-    try:
-        assert first.uids and second.uids and not set(first.uids) & set(second.uids)
-    finally:
-        first.close()
-        second.close()
-
-
 @pytest.mark.slow
 def test_a_host_that_cannot_grade_gives_no_score(mha, monkeypatch, tmp_path):
     """When the sandbox cannot hold the reference, is the result 'not graded', exit status 3, and no score?"""
@@ -195,26 +147,6 @@ def test_device_auto_picks_the_gpu_only_where_there_is_one():
 
     assert GradingConfig(device="auto").resolved_device() == ("cuda" if torch.cuda.is_available() else "cpu")
     assert GradingConfig(device="cpu").resolved_device() == "cpu"
-
-
-def test_a_cuda_sandbox_sees_the_gpu_and_keeps_its_environment():
-    """With --device cuda, are the driver's device nodes bound and CUDA's variables kept (checked here without a GPU)?"""
-    from autograder.sandbox.guest import isolation
-
-    assert isolation._devices("cpu") == [d for d in isolation._devices("cpu") if not d.startswith("/dev/nvidia")]
-    assert "/sys" in isolation._system_paths({"device": "cuda"}) and "/sys" not in isolation._system_paths(
-        {"device": "cpu"}
-    )
-    os.environ["CUDA_VISIBLE_DEVICES"] = "0"
-    try:
-        isolation.clean_environment("cuda")
-        assert os.environ["CUDA_VISIBLE_DEVICES"] == "0" and "HOME" in os.environ
-    finally:
-        os.environ.clear()
-        os.environ.update(ORIGINAL_ENVIRONMENT)
-
-
-ORIGINAL_ENVIRONMENT = dict(os.environ)
 
 
 def test_grader_uids_are_its_own_in_the_hostile_tests(mha):

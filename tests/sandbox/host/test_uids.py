@@ -6,6 +6,7 @@ import os
 import signal
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -132,3 +133,60 @@ def test_usage_counts_a_uids_files_in_the_places_and_those_it_deleted_but_holds(
     # Each file's blocks, at least a page per entry (disk.cost): the file system adds at most a few pages.
     assert 6 * MiB <= counted <= 6 * MiB + 16 * 4096
     assert MiB // 2 <= stopped < 3 * MiB  # it stops at the first file past its budget: the 1 or 2 MiB one
+
+
+def test_two_graders_never_share_student_uids():
+    """Do two graders on one host hold disjoint blocks of uids?"""
+    first, second = uids.UidPool(), uids.UidPool()
+    try:
+        assert first.uids and second.uids and not set(first.uids) & set(second.uids)
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_pool_hands_its_uids_out_in_turn():
+    """Does a pool of two hand out its uids in turn, from the kit's block, and start over?"""
+    pool = uids.UidPool(size=2)
+    try:
+        first, second = pool.uids
+        assert [pool.next() for _ in range(5)] == [first, second, first, second, first]
+        assert uids.BASE <= first < second < uids.BASE + uids.SPAN
+    finally:
+        pool.close()
+
+
+def test_every_process_of_a_uid_is_found_and_killed():
+    """Are a uid's processes (and no other's) found, and all killed by kill_all?"""
+    children = [as_uid(STUDENT, lambda: None) for _ in range(2)]
+    other = as_uid(OTHER, lambda: None)
+    reapers = [threading.Thread(target=os.waitpid, args=(child, 0)) for child in children]  # as the zygote reaps
+    for reaper in reapers:
+        reaper.start()
+    try:
+        assert sorted(uids.processes_of(STUDENT)) == sorted(children)
+        uids.kill_all(STUDENT)
+        assert uids.processes_of(STUDENT) == [] and uids.processes_of(OTHER) == [other]
+    finally:
+        end(other)
+        for child in children:
+            try:
+                os.kill(child, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for reaper in reapers:
+            reaper.join()
+
+
+def test_only_folders_the_uid_could_write_are_searched(tmp_path):
+    """Is a uid's file found in a world-writable folder and in its group's, but not below a folder it cannot write
+    (where it cannot have made anything: a file given to it there is not its doing)?"""
+    place = tmp_path / "tmp"
+    for name, mode, group in (("open", 0o1777, 0), ("group", 0o770, STUDENT), ("closed", 0o755, 0)):
+        (place / name).mkdir(parents=True)
+        os.chown(place / name, 0, group)
+        os.chmod(place / name, mode)
+        (place / name / "file").write_text("x")
+        os.chown(place / name / "file", STUDENT, STUDENT)
+    found = sorted(os.path.relpath(path, place) for path, _ in uids.owned_entries(STUDENT, places=(str(place),)))
+    assert found == ["group/file", "open/file"]

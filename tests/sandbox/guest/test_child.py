@@ -1,0 +1,114 @@
+"""A student process's own steps: silence, PyTorch's settings, a batch of probes answered, the namespaces it searches."""
+
+import importlib.util
+import os
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from autograder.public import probing, wire
+from autograder.sandbox.guest import child
+
+from ..forked import in_a_child
+
+
+def test_the_students_prints_reach_nothing():
+    """After quiet(), does nothing the student prints or writes to stderr reach what stdout and stderr were?"""
+    read, write = os.pipe()
+
+    def work() -> None:
+        os.dup2(write, 1)
+        os.dup2(write, 2)
+        os.write(1, b"before ")
+        child.quiet()
+        print("score: 100", flush=True)
+        sys.stderr.write("score: 100\n")
+        sys.stderr.flush()
+        os.write(2, b"score: 100")
+
+    in_a_child(work)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        assert pipe.read() == b"before "
+
+
+def test_torch_gets_one_thread_and_full_float32():
+    """Does the student's PyTorch run on one thread (fair timing) with TF32 off (the tolerances assume float32)?"""
+
+    def work() -> list:
+        torch.set_num_threads(2)
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
+        child.configure_torch("cpu")
+        return [torch.get_num_threads(), torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32]
+
+    assert in_a_child(work) == [1, False, False]
+
+
+def doubled(impl, x):
+    return {"y": impl.double(x), "z": impl.triple(x)}
+
+
+@pytest.fixture
+def probe(monkeypatch):
+    monkeypatch.setitem(probing.PROBES, "test.doubled", probing.Probe("test.doubled", doubled, {}))
+    return "test.doubled"
+
+
+def batch(*inputs: dict) -> tuple[dict, dict]:
+    """A run request as the host sends it: each call's inputs packed, arrays keyed "<i>/<key>"."""
+    calls, arrays = [], {}
+    for i, values in enumerate(inputs):
+        meta, mine = wire.pack(values)
+        calls.append({"probe": "test.doubled", "inputs": meta})
+        arrays.update({f"{i}/{key}": value for key, value in mine.items()})
+    return {"op": "run", "calls": calls}, arrays
+
+
+def test_a_batch_answers_each_call_in_order_with_its_own_error(probe):
+    """Are a batch's outputs keyed by call, and does a call that fails give its error in its place only?"""
+    impl = probing.Implementation({"double": lambda x: x * 2, "triple": lambda x: x * 3})
+    meta, arrays = batch({"x": np.arange(3)}, {"x": np.array([5])})
+    reply, outputs = child.answer(impl, meta, arrays)
+    assert reply == {"op": "result", "errors": [None, None]}
+    assert sorted(outputs) == ["0/y", "0/z", "1/y", "1/z"]
+    assert outputs["0/y"].tolist() == [0, 2, 4] and outputs["1/z"].tolist() == [15]
+
+    broken = probing.Implementation({"double": lambda x: x * 2, "triple": lambda x: x[9]})
+    reply, outputs = child.answer(broken, *batch({"x": np.arange(3)}, {"x": np.arange(12)}))
+    assert reply["errors"][0].startswith("your code raised IndexError") and reply["errors"][1] is None
+    assert sorted(outputs) == ["1/y", "1/z"]
+
+
+def test_a_missing_name_fails_its_calls_with_the_contract_message(probe):
+    """Where the submission does not define a graded name, does each call say so, not crash the batch?"""
+    impl = probing.Implementation({"double": lambda x: x * 2})
+    reply, outputs = child.answer(impl, *batch({"x": np.arange(2)}))
+    assert reply["errors"] == ["your submission does not define triple"] and outputs == {}
+
+
+def load_module(path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_student_looks_names_up_in_its_own_folders_modules_only(tmp_path, monkeypatch):
+    """Are the submission's namespace and the modules imported from its folder searched, and a module of a
+    folder whose name merely begins the same not?"""
+    for folder in ("work", "work-other"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "helper.py").write_text("VALUE = 1\n")
+    mine = load_module(tmp_path / "work" / "helper.py", "kit_test_helper_mine")
+    theirs = load_module(tmp_path / "work-other" / "helper.py", "kit_test_helper_theirs")
+    monkeypatch.setitem(sys.modules, "kit_test_helper_mine", mine)
+    monkeypatch.setitem(sys.modules, "kit_test_helper_theirs", theirs)
+    namespace: dict = {}
+    found = child.namespaces(namespace, tmp_path / "work")
+    assert found[0] is namespace
+    assert any(space is mine.__dict__ for space in found)
+    assert not any(space is theirs.__dict__ for space in found)
+    assert len(found) == 2

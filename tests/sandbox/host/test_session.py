@@ -1,0 +1,188 @@
+"""One submission's student side: a name that fails fails alone, a load that fails is remembered, what happened is
+measured by the grader. The student's process is played here: a scripted zygote hands the session a socket whose
+replies are written in advance, and a sleeping child of the test's own as the process to kill."""
+
+import os
+import signal
+import socket
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from autograder import KIT_ROOT
+from autograder.public import wire
+from autograder.public.loader import Entry
+from autograder.sandbox.guest.zygote import describe_status
+from autograder.sandbox.host import session
+from autograder.sandbox.host.runtime import Isolation, Runtime
+from autograder.sandbox.host.session import Call, Session, StudentError, StudentLimits
+
+GiB = 1024**3
+READY = ({"op": "ready", "notes": ["a note"]}, None)
+HANG_UP = None  # the script's end: the student's end of the socket closes
+
+
+class ScriptedZygote:
+    """Each spawn forks a sleeping child (the 'student process') and returns a socket whose replies are already
+    written: one script per spawn."""
+
+    def __init__(self, *scripts):
+        self.scripts = list(scripts)
+        self.spawned: list[int] = []
+        self.kept: list[socket.socket] = []
+
+    def spawn(self, request):
+        script = self.scripts.pop(0)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                signal.pause()
+            finally:
+                os._exit(0)
+        os.setpgid(pid, pid)  # a group of its own, as the student process makes (os.setsid)
+        ours, theirs = socket.socketpair()
+        for step in script:
+            if step is HANG_UP:
+                theirs.close()
+                break
+            wire.send(theirs, *step)
+        else:
+            self.kept.append(theirs)
+        self.spawned.append(pid)
+        return pid, ours
+
+    def wait(self, pid):
+        return describe_status(os.waitpid(pid, 0)[1])
+
+    def close(self):
+        for sock in self.kept:
+            sock.close()
+
+
+def result(*outputs):
+    """A reply to a batch: each call's outputs (a dict of arrays) or its error (a string)."""
+    errors = [None if isinstance(out, dict) else out for out in outputs]
+    arrays = {
+        f"{i}/{key}": value for i, out in enumerate(outputs) if isinstance(out, dict) for key, value in out.items()
+    }
+    return {"op": "result", "errors": errors}, arrays
+
+
+@pytest.fixture
+def make_session(tmp_path):
+    made = []
+
+    def make(*scripts, timeout=5.0):
+        zygote = ScriptedZygote(*scripts)
+        runtime = Runtime(zygote, Isolation("process", "rlimits"), scratch_root=tmp_path / "scratch")
+        folder = tmp_path / "scratch" / f"submission-{len(made)}"
+        (folder / "submission").mkdir(parents=True)
+        entry = Entry("module", folder / "submission" / "mha.py")
+        student = Session(runtime, entry, folder, "cpu", StudentLimits(timeout=timeout), ("a", "b"), "numpy")
+        made.append((student, zygote))
+        return student, zygote
+
+    yield make
+    for student, zygote in made:
+        student.close()
+        zygote.close()
+
+
+def test_a_name_whose_reply_is_no_result_fails_alone(make_session):
+    """When the process answers a's batch with something other than its results: does a fail with that said,
+    its process killed, b get a fresh process and its outputs, and a stay failed without another exchange?"""
+    student, zygote = make_session(
+        [READY, ({"op": "result", "errors": "all passed"}, None)],
+        [READY, result({"y": np.arange(3)})],
+    )
+    with pytest.raises(StudentError, match="^while checking a, the process answered something other than its results$"):
+        student.run("a", "p", {"x": 1})
+    assert student.run("b", "p", {"x": 1})["y"].tolist() == [0, 1, 2]
+    with pytest.raises(StudentError, match="^while checking a"):
+        student.run("a", "p", {"x": 1})
+    assert len(zygote.spawned) == 2 and student.notes == ["a note"]
+
+
+def test_a_call_that_raised_fails_that_call_only(make_session):
+    """Does one call's error fail that call, while the other calls of the same batch keep their outputs?"""
+    student, _ = make_session([READY, result("your code raised ValueError: no", {"y": np.ones(2)})])
+    student.prefetch("a", [Call("p", {"x": 1}), Call("p", {"x": 2})])
+    with pytest.raises(StudentError, match="^your code raised ValueError: no$"):
+        student.run("a", "p", {"x": 1})
+    assert student.run("a", "p", {"x": 2})["y"].tolist() == [1.0, 1.0]
+
+
+def test_a_process_that_dies_is_told_by_the_graders_account(make_session):
+    """When the process hangs up mid-check: is the failure the zygote's account of its end, not the student's?"""
+    student, _ = make_session([READY, HANG_UP])
+    with pytest.raises(StudentError, match=r"^the process exited while checking a \(killed by signal 9 \(SIGKILL\)\)$"):
+        student.run("a", "p", {"x": 1})
+
+
+def test_a_load_that_fails_is_remembered_for_every_name(make_session):
+    """When the process sends something other than 'ready' after loading: does every name fail with that, and no
+    second process start?"""
+    student, zygote = make_session([({"op": "ready?"}, None)])
+    for name in ("a", "b"):
+        with pytest.raises(
+            StudentError, match="^the process sent something other than 'ready' after loading your code$"
+        ):
+            student.run(name, "p", {"x": 1})
+    assert len(zygote.spawned) == 1
+
+
+def test_a_check_that_outlasts_its_wall_time_fails_saying_how_long(make_session):
+    """When no reply comes: does the check end at the wall-clock backstop (timeout x wall_factor), saying it?"""
+    student, _ = make_session([READY], timeout=0.1)
+    with pytest.raises(StudentError, match="^checking a took longer than 0.3 s$"):
+        student.run("a", "p", {"x": 1})
+
+
+def test_out_of_memory_errors_are_told_as_the_memory_limit():
+    """Is a student's MemoryError (or errno 12) told as using more than its memory, and other errors kept, cut?"""
+    student = Session.__new__(Session)
+    student.limits = StudentLimits(memory_bytes=GiB // 2)
+    assert student._error_text("your code raised MemoryError: ").startswith("used more than 0.5 GiB of memory (")
+    assert student._error_text("OSError: [Errno 12] Cannot allocate memory").startswith("used more than 0.5 GiB")
+    assert student._error_text("your code raised ValueError: x") == "your code raised ValueError: x"
+    assert len(student._error_text("x" * 10_000)) == 4000
+    assert StudentLimits().describe_memory() == "2 GiB"
+
+
+def test_python_paths_bind_folders_outside_python_but_never_the_kit(tmp_path, monkeypatch):
+    """Is a folder on sys.path outside Python's prefix bound, and the kit's own folder, its parents and what lies
+    within it never?"""
+    extra = tmp_path / "site"
+    extra.mkdir()
+    monkeypatch.setattr(sys, "path", [str(extra), str(KIT_ROOT), str(KIT_ROOT.parent), str(KIT_ROOT / "tests"), ""])
+    assert session.python_paths() == [str(extra)]
+
+
+def test_the_process_tree_and_its_cpu_time_are_read_from_proc():
+    """Are a process's descendants found, its CPU time and memory read, and a gone process read as nothing?"""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            if os.fork() == 0:
+                signal.pause()
+            deadline = time.process_time() + 0.2
+            while time.process_time() < deadline:  # 0.2 s of CPU time, then it says so and sleeps
+                pass
+            os.write(write, b"x")
+            signal.pause()
+        finally:
+            os._exit(0)
+    try:
+        os.read(read, 1)
+        tree = session._tree(pid)
+        assert tree[0] == pid and len(tree) == 2
+        assert session._cpu_of(pid) >= 0.2 - 2 / os.sysconf("SC_CLK_TCK")  # /proc counts in clock ticks
+        assert session._memory_of(os.getpid()) > 0
+    finally:
+        for each in reversed(session._tree(pid)):
+            os.kill(each, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    assert session._cpu_of(pid) == 0.0 and session._memory_of(pid) == 0 and session._tree(pid) == [pid]
