@@ -74,16 +74,22 @@ class Zygote:
         """Wait until the zygote has imported what it preloads (it starts while the grader loads)."""
         if self._ready:
             return
-        if (
-            not select.select([self.sock], [], [], self.start_timeout)[0]
-            or self.sock.recv(1 << 16) != b'{"ready": true}'
-        ):
-            process = self.process
-            assert process is not None and process.stderr is not None  # a clone starts ready; ours pipes stderr
-            error = process.stderr.read().decode(errors="replace")[-2000:] if process.poll() is not None else ""
+        timed_out = not select.select([self.sock], [], [], self.start_timeout)[0]
+        if timed_out or self.sock.recv(1 << 16) != b'{"ready": true}':
+            error = "" if timed_out else self._last_words()
             self.close()
             raise KitError(f"the sandbox's zygote process did not start{': ' + error if error else ''}")
         self._ready = True
+
+    def _last_words(self) -> str:
+        """What a zygote that hung up before it was ready wrote last: it is exiting, if not reaped yet."""
+        process = self.process
+        assert process is not None and process.stderr is not None  # a clone starts ready; ours pipes stderr
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            return ""  # still running: its stderr would not end
+        return process.stderr.read().decode(errors="replace")[-2000:]
 
     def _ask(self, request: dict) -> dict:
         self.ready()

@@ -37,11 +37,6 @@ def test_a_zygote_that_cannot_start_is_a_kit_error():
         zygote.ready()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="client.Zygote.ready reads the zygote's stderr only if poll() finds it ended, but the socket closes "
-    "while the process is still exiting, so the zygote's own words (here FileNotFoundError) are lost",
-)
 def test_a_zygote_that_cannot_start_says_why(monkeypatch):
     """Does the error carry the zygote's own last words, even when its socket closes before the process is reaped
     (as it does: poll() finds it still running; modelled here so that the answer never depends on timing)?"""
