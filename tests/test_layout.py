@@ -196,6 +196,51 @@ def test_deferred_imports_are_found():
     assert deferred_imports(source) == [(5, "import json"), (6, "import torch  # here: a reason")]
 
 
+def has_logic(source: str) -> bool:
+    """Does a module define a function of its own (at top level, or a class's method)?"""
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return True
+        if isinstance(node, ast.ClassDef) and any(
+            isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) for item in node.body
+        ):
+            return True
+    return False
+
+
+def module_tests(path: Path) -> Path:
+    """Where the tests of a kit module live: autograder/deliver/intake/canvas.py -> tests/deliver/intake/test_canvas.py."""
+    relative = path.relative_to(PACKAGE)
+    return KIT_ROOT / "tests" / relative.parent / f"test_{relative.name}"
+
+
+def test_every_module_with_logic_has_its_test_module():
+    """Does each kit module with a function of its own have tests/<its folder>/test_<its name>.py, importing it?
+
+    Tests named for a behaviour that spans modules (the held-out, fairness and hostile sets,
+    the routes) come in addition: they do not stand in for a module's own tests.
+    """
+    missing = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name in ("__init__.py", "__main__.py") or not has_logic(path.read_text()):
+            continue
+        name, test = module_name(path), module_tests(path)
+        found = imports(test.read_text(), module_name(test), False) if test.exists() else set()
+        if not any(target == name or target.startswith(name + ".") for target in found):
+            missing.append(f"{test.relative_to(KIT_ROOT)} (importing {name})")
+    assert missing == []
+
+
+def test_has_logic_tells_code_from_data():
+    """Does the rule above count functions and methods, and not constants or a bare exception class?"""
+    assert has_logic("def f():\n    pass\n")
+    assert has_logic("class A:\n    def f(self):\n        pass\n")
+    assert not has_logic('X = 1\nclass E(Exception):\n    """An error."""\n')
+    assert (
+        module_tests(PACKAGE / "deliver" / "intake" / "canvas.py") == KIT_ROOT / "tests/deliver/intake/test_canvas.py"
+    )
+
+
 def course_modules() -> dict[str, Path]:
     """Every Python file of solutions/, under the name the kit imports it by (autograder.course.<name>...)."""
     root = KIT_ROOT / "solutions"
