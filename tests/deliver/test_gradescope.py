@@ -235,7 +235,7 @@ def test_no_bytecode_goes_into_the_bundle(mha, tmp_path, monkeypatch):
     for name in ("pyproject.toml", "requirements.lock"):
         shutil.copy(KIT_ROOT / name, kit)
     for cache in (kit / "autograder" / "__pycache__", kit / "solutions" / "mha" / "graders" / "__pycache__"):
-        cache.mkdir(parents=True)
+        cache.mkdir(parents=True, exist_ok=True)  # the copied graders/ may hold one already
         (cache / "module.cpython-311.pyc").write_bytes(b"\x00")
     (kit / "autograder" / "__init__.py").write_text("")
     (kit / "autograder" / "stale.pyc").write_bytes(b"\x00")

@@ -1,5 +1,6 @@
 """The seccomp filter's program, read by a small classic-BPF interpreter here, and the filter installed in a child."""
 
+import ctypes
 import errno
 import os
 import struct
@@ -7,6 +8,7 @@ import struct
 import pytest
 
 from autograder.sandbox.guest import seccomp
+from autograder.sandbox.guest.isolation import PR_SET_NO_NEW_PRIVS
 
 from ..forked import ChildFailed, in_a_child
 
@@ -85,7 +87,10 @@ def test_a_machine_without_numbers_is_refused_by_name():
 
 
 def memfd_then_pipe() -> list[int]:
-    """In the child: install a filter refusing memfd_create, then try it and an allowed call."""
+    """In the child: install a filter refusing memfd_create, then try it and an allowed call.
+
+    no_new_privs first, as isolation.py sets it: without it only root may install a filter."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     seccomp.install(("memfd_create",))
     try:
         os.memfd_create("hoard")
