@@ -28,13 +28,7 @@ from ..assignments import Assignment
 from ..config import GradingConfig
 from ..errors import KitError
 from ..public import trees, wire
-from ..public.loader import (
-    Entry,
-    GradedSource,
-    SubmissionError,
-    find_entry,
-    graded_source,
-)
+from ..public.loader import Entry, GradedSource, SubmissionError, find_entry, graded_source
 from ..public.selfcheck import calls_failing
 from ..public.selfcheck import judge as judge_visible
 from ..results.model import CheckResult, Report, by_check
@@ -70,7 +64,6 @@ class StudentView:
         self._sizes = sizes
 
     def run(self, probe_id: str, inputs: dict) -> dict:
-
         key = wire.digest(probe_id, inputs)
         try:
             return self._session.run(self.name, probe_id, inputs, self._sizes.get(key, 1 << 20), key)
@@ -139,7 +132,6 @@ def rehearse(assignment: Assignment, plan: list[Check], visible: list[dict], ref
     """Run every check on the reference: each must pass; note the probes each name asks for.
 
     visible: the visible checks' probe calls, as visible_probes gives them."""
-
     rehearsal = Rehearsal()
     failures = []
     for check in plan + visible:
@@ -188,7 +180,6 @@ class Grader:
     """Grades submissions of one assignment, one after another."""
 
     def __init__(self, assignment: Assignment, config: GradingConfig | None = None, hierarchy=None, secret_paths=None):
-
         config = config or GradingConfig()
 
         single_threaded()
@@ -351,7 +342,6 @@ class Grader:
         """Error carried forward (grade/carry.py's ``carry_forward``), each carried run in a fresh process of the
         submission (its visible checks too, where ``visible``): the names graded with the reference standing
         in, and for which names."""
-
         if not self.carry_forward_enabled:
             return {}
         source = _graded_source(entry, self.assignment.graded)
@@ -367,7 +357,6 @@ class Grader:
     def _carried_run(self, submission: Path, name: str, callees: tuple[str, ...], visible: bool) -> list[CheckResult]:
         """One graded name's checks in a fresh process of the submission, with ``callees`` standing in as the
         reference; the server that answers them closes when the run ends."""
-
         folder = self.runtime.submission_folder()
         server = Server(self.reference, callees)
         try:
@@ -392,7 +381,6 @@ class Grader:
         (``carried``) is judged on its own: its own mistakes only. A name whose code still
         holds its stub is not started: no mistake is named for it (an empty constructor is
         not a mistake of the catalogue). Returns those names."""
-
         source = _graded_source(entry, self.assignment.graded)
         calls = source.calls
         carried = carried or {}
@@ -438,7 +426,6 @@ class Grader:
     def for_worker(self) -> Grader:
         """A copy for another process (grade-all's workers): the same plan, reference and
         rehearsal, with a zygote, uids and scratch of its own. Made before the fork."""
-
         isolation = self.runtime.isolation
         pool = UidPool() if isolation.uid_pool is not None else None
         own = Isolation(
@@ -472,5 +459,4 @@ def _first_failures(results: list[CheckResult]) -> list[CheckResult]:
 
 
 def _as_json(outputs: dict) -> dict:
-
     return {key: wire.array_to_json(value) for key, value in outputs.items()}

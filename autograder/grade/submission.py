@@ -18,7 +18,6 @@ from ..public.loader import SubmissionError, cell_digest, defined_names, find_en
 
 def demo_cell_digests(assignment: Assignment) -> tuple[str, ...]:
     """The release notebook's own demonstration cells (neither exercises nor grade cells)."""
-
     path = assignment.release_dir / assignment.notebook_name
     if not path.exists():
         return ()
@@ -33,7 +32,6 @@ def demo_cell_digests(assignment: Assignment) -> tuple[str, ...]:
 
 def infer_assignment(path: Path) -> Assignment:
     """The assignment a submission is for: from the notebook's metadata, else from the names it defines."""
-
     path = Path(path)
     known = assignments.discover()
     notebooks = [path] if path.suffix == ".ipynb" else _notebooks_in(path)[:50] if path.is_dir() else []
