@@ -126,13 +126,13 @@ def _items(tree: dict) -> list:
     return items
 
 
-def grad_flags(trees) -> list[bool]:
-    """Whether each tensor leaf of the trees (in order) requires a gradient."""
-    flags: list[bool] = []
+def leaves(trees, kind: str) -> list[dict]:
+    """The leaves of one kind ("tensor", "callable") of the trees, in the trees' order."""
+    found: list[dict] = []
 
     def walk(tree) -> None:
-        if isinstance(tree, dict) and tree.get("$") == "tensor":
-            flags.append(bool(tree.get("grad")))
+        if isinstance(tree, dict) and tree.get("$") == kind:
+            found.append(tree)
         elif isinstance(tree, dict) and tree.get("$") in ("list", "tuple"):
             for item in tree.get("items", []):
                 walk(item)
@@ -142,7 +142,7 @@ def grad_flags(trees) -> list[bool]:
 
     for tree in trees:
         walk(tree)
-    return flags
+    return found
 
 
 def normalized(function, args: tuple, kwargs: dict) -> tuple[tuple, dict]:

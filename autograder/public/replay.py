@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .carry import SAME_CALL, Ask, Message, error_reply
+from .plain_trees import leaves
 
 
 class Recorded:
@@ -49,7 +50,7 @@ class Recorded:
         return all(same_tree(meta.get(part), arrays, record.get(part), self.arrays) for part in parts)
 
     def _callbacks_agree(self, record: dict, meta: dict, callback: Ask) -> bool:
-        handles = _handles([meta.get("args"), meta.get("kwargs")])
+        handles = [leaf.get("h") for leaf in leaves([meta.get("args"), meta.get("kwargs")], "callable")]
         for made in record.get("callbacks", []):
             position = made.get("handle")
             if not isinstance(position, int) or position >= len(handles):
@@ -60,24 +61,6 @@ class Recorded:
             if reply.get("error") or not same_tree(reply.get("result"), answer, made.get("result"), self.arrays):
                 return False
         return True
-
-
-def _handles(trees) -> list[int]:
-    found: list = []
-
-    def walk(tree) -> None:
-        if isinstance(tree, dict) and tree.get("$") == "callable":
-            found.append(tree.get("h"))
-        elif isinstance(tree, dict) and tree.get("$") in ("list", "tuple"):
-            for item in tree.get("items", []):
-                walk(item)
-        elif isinstance(tree, dict) and tree.get("$") == "dict":
-            for pair in tree.get("items", []):
-                walk(pair[1])
-
-    for tree in trees:
-        walk(tree)
-    return found
 
 
 def same_tree(a, arrays_a: dict, b, arrays_b: dict) -> bool:

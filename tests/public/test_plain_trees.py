@@ -11,7 +11,7 @@ from autograder.public.plain_trees import (
     CarryError,
     Decoder,
     Encoder,
-    grad_flags,
+    leaves,
     method_signature_of,
     normalized,
 )
@@ -49,7 +49,7 @@ def test_a_tensor_is_sent_as_its_values_with_whether_it_needs_a_gradient():
     decoder = Decoder(arrays, lambda array, grad: made.append(grad) or torch.from_numpy(array))
     back = decoder.value(tree)
     assert made == [True, False] and torch.equal(back[0], torch.ones(2)) and len(decoder.tensors) == 2
-    assert grad_flags([tree]) == [True, False]
+    assert [leaf["grad"] for leaf in leaves([tree], "tensor")] == [True, False]
     assert isinstance(Decoder(arrays).value(tree)[0], np.ndarray)  # no tensor maker: arrays
 
 
@@ -152,3 +152,12 @@ def test_a_methods_signature_is_read_without_self():
     bindable = method_signature_of(Layer, "forward")
     assert normalized(bindable, (), {"x": 1}) == ((1, None), {})
     assert method_signature_of(Layer, "backward") is None and method_signature_of(Layer(), "forward") is None
+
+
+def test_leaves_are_found_in_order_through_lists_tuples_and_dicts():
+    """Are a tree's leaves of one kind found depth first, inside lists, tuples and dicts' values, and no other kind?"""
+    first, second = (lambda: 1), (lambda: 2)
+    callables: list = []
+    tree = Encoder({}, callables).tree([first, {"f": (np.zeros(1), second)}, 3])
+    assert [leaf["h"] for leaf in leaves([tree, None], "callable")] == [0, 1] and callables == [first, second]
+    assert leaves([tree], "tensor") == []
