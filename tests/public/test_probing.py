@@ -38,6 +38,13 @@ def test_a_tolerance_is_atol_plus_rtol_of_the_expected_value():
     assert EXACT.close(np.array([0.1 + 0.2]), np.array([0.3])).tolist() == [False]
 
 
+def test_an_exact_tolerance_holds_nan_equal_to_nan_in_the_same_place():
+    """Does an exact comparison of floats take a NaN for a NaN (a stored mistake's output holds one), and
+    nothing else for a NaN? (Otherwise the build would never find its committed visible data equal.)"""
+    assert EXACT.close(np.array([np.nan, 1.0, np.nan]), np.array([np.nan, 1.0, 1.0])).tolist() == [True, True, False]
+    assert EXACT.close(np.array([1, 2]), np.array([1.0, 2.5])).tolist() == [True, False]  # an integer side: as before
+
+
 def test_a_probe_registers_under_its_folder_and_name_with_its_tolerances(probes):
     """Is a probe registered as "<folder of its module>.<function>", keeping its tolerances and any_device?"""
 
