@@ -4,7 +4,7 @@ Exit status of the grade commands (results/outcome.py maps each outcome): 0 grad
 1 graded, under --fail-under; 2 bad input (a submission with nothing gradable, a wrong
 option); 3 the kit itself could not grade (the host's sandbox, CUDA, an error in a
 grader, any crash): results.json then says "not graded" and no score is the student's;
-130 grade-all interrupted (Ctrl-C: a rerun resumes).
+130 interrupted by Ctrl-C or SIGTERM (grade-all: a rerun resumes).
 
 Each command imports what it runs when it runs (the imports inside the cmd_ functions):
 ``--help`` and every other command start without nbgrader, PyTorch or matplotlib.
@@ -20,13 +20,14 @@ from pathlib import Path
 from . import assignments
 from .config import GradingConfig
 from .errors import KitError
+from .interrupts import interrupt_on_terminate
 from .public.loader import SubmissionError
 from .results.scoring import points_text
 from .results.summaries import markdown_not_graded, markdown_summary, summary_text
 from .results.text import clean
 from .results.write import HIDDEN_VISIBILITY, write_outcome
 
-EXIT_UNDER, EXIT_INPUT = 1, 2
+EXIT_UNDER, EXIT_INPUT, EXIT_INTERRUPTED = 1, 2, 130
 
 
 def _assignment_arg(parser, required=False):
@@ -382,11 +383,15 @@ def main(argv=None) -> int:
     doctor_command.set_defaults(run=cmd_doctor)
 
     args = parser.parse_args(argv)
+    interrupt_on_terminate()
     try:
         return args.run(args)
     except (KitError, SubmissionError) as error:
         _say(f"error: {clean(error, 4000)}")
         return EXIT_INPUT
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM, after every clean-up on the way out
+        _say("interrupted")
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

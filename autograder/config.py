@@ -35,6 +35,12 @@ class GradingConfig:
     wall_factor: float = option(3.0, "an exercise may take this many times its CPU seconds in wall time", type=float)
     memory: float = option(2.0, "GiB of memory the student's code may use", type=float)
     processes: int = option(32, "processes and threads the student's code may run at once", type=int)
+    grader_memory: float = option(
+        4.0,
+        "GiB the grader's own process may grow by while it grades one submission (past it, that submission is "
+        "'not graded', and the grader goes on)",
+        type=float,
+    )
     isolation: str = option(
         "auto",
         "auto (the strongest this host allows), hardened, userns, uid or process",

@@ -23,15 +23,16 @@ def test_no_option_gives_the_defaults():
 def test_each_option_parses_to_its_fields_type():
     """Are numbers parsed as numbers, choices kept, and the switch a bool, for every field?"""
     words = ["--device", "auto", "--timeout", "2.5", "--wall-factor", "4", "--memory", "0.5", "--processes", "8"]
-    words += ["--isolation", "uid", "--allow-unsandboxed"]
+    words += ["--grader-memory", "1.5", "--isolation", "uid", "--allow-unsandboxed"]
     made = GradingConfig.from_arguments(parser_with().parse_args(words))
-    assert made == GradingConfig("auto", 2.5, 4.0, 0.5, 8, "uid", True)
+    assert made == GradingConfig("auto", 2.5, 4.0, 0.5, 8, 1.5, "uid", True)
     assert {item.name for item in fields(GradingConfig)} == {
         "device",
         "timeout",
         "wall_factor",
         "memory",
         "processes",
+        "grader_memory",
         "isolation",
         "allow_unsandboxed",
     }

@@ -24,6 +24,7 @@ PACKAGE = KIT_ROOT / "autograder"
 LAYERS = [
     "autograder",  # KIT_ROOT and __version__ only
     "errors",
+    "interrupts",
     "public",
     "sandbox",  # the package itself: its docstring
     "sandbox.guest",

@@ -12,8 +12,10 @@ outside student code, the run stops instead of grading a class of errors.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import queue
 import shutil
+import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +24,7 @@ from ..assignments import Assignment
 from ..config import GradingConfig
 from ..errors import KitError
 from ..grade.engine import Grader
+from ..interrupts import ignore_interrupts, interrupt_on_terminate
 from ..results.outcome import KIT_ERROR
 from ..results.read import Results, read_results
 from ..results.text import clean_name
@@ -109,15 +112,17 @@ def _serial(grader: Grader, todo: list[Submission], run: Run, progress: bool) ->
 
 
 def _worker(grader: Grader, run: Run, tasks, done) -> None:
+    interrupt_on_terminate()
     try:
         while True:
             submission = tasks.get()
             if submission is None:
                 return
             done.put((submission.key, grade_student(grader, submission, run)))
-    except KeyboardInterrupt:  # Ctrl-C reaches every worker: the parent says so once
+    except KeyboardInterrupt:  # Ctrl-C reaches every worker, SIGTERM through the parent: the parent says so once
         return
     finally:
+        ignore_interrupts()  # a second signal must not cut the clean-up short
         grader.close()
 
 
@@ -150,6 +155,10 @@ def _parallel(grader: Grader, todo: list[Submission], run: Run, progress: bool, 
             _stop_if_host_fails(gradings)
     finally:
         interrupted = sys.exc_info()[0] is KeyboardInterrupt  # the workers close their graders: let them
+        if interrupted:  # a SIGTERM sent to this process alone reaches them so (Ctrl-C reached them already)
+            for worker in workers:
+                if worker.is_alive() and worker.pid is not None:
+                    os.kill(worker.pid, signal.SIGTERM)
         for worker in workers:
             worker.join(timeout=30 if len(gradings) == len(todo) else 10 if interrupted else 0)
             if worker.is_alive():

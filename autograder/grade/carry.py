@@ -18,6 +18,7 @@ calls of the other graded names on each visible check's inputs instead.
 
 from __future__ import annotations
 
+import re
 from contextlib import contextmanager
 
 import numpy as np
@@ -62,12 +63,22 @@ class _Interrupted(Exception):
     """The student's side failed while the reference waited on it: the exchange ends with that failure."""
 
 
-class Server:
-    """The reference answering the stand-ins of one carried run (the names given), until closed."""
+class Overrun(Exception):
+    """The reference could not answer a request within the memory it is given: its run's reference stops
+    (grade/reference_process.py); the message says so, for the student."""
 
-    def __init__(self, reference: Reference, names):
+
+class Server:
+    """The reference answering the stand-ins of one carried run (the names given), until closed.
+
+    memory_bytes: where the reference runs under that bound (grade/reference_process.py), a request
+    it lacks the memory for raises Overrun, saying how much it asked; otherwise (None) it is answered
+    with the error, as any other the reference raises."""
+
+    def __init__(self, reference: Reference, names, memory_bytes: int | None = None):
         self.reference = reference
         self.kinds = kinds(reference, names)
+        self.memory_bytes = memory_bytes
         self.open = True
         self.requests = 0
         self.depth = 0
@@ -118,9 +129,21 @@ class Server:
         except Exception as error:  # the reference raised on the student's data: its type and message only
             if self.fatal is not None:
                 raise self.fatal from None
+            if self.memory_bytes is not None and out_of_memory(error):
+                raise Overrun(self._overrun(meta, error)) from None
             return error_reply("carried", plain_error(error))
         finally:
             self.depth -= 1
+
+    def _overrun(self, meta: dict, error: BaseException) -> str:
+        name = meta.get("name") if meta.get("kind") != "vjp" else "the gradient of a call"
+        asked = allocation_asked(error)
+        need = f"{asked / 2**30:.2f} GiB at once" if asked else "more memory than that"
+        given = (self.memory_bytes or 0) / 2**30
+        return (
+            f"the reference standing in for {name} would need {need} to answer a call your code made, and is given "
+            f"{given:g} GiB: it answers no more calls in this run (look at the shapes your code passes it)"
+        )
 
     def _admit(self, meta: dict, arrays: dict) -> None:
         if not self.open:
@@ -307,6 +330,24 @@ def bounded(meta: dict, arrays: dict) -> None:
             pending += list(value.values())
         elif isinstance(value, list):
             pending += value
+
+
+def out_of_memory(error: BaseException) -> bool:
+    """Whether an error is an allocation refused (NumPy's MemoryError, PyTorch's allocator's RuntimeError)."""
+    return isinstance(error, MemoryError) or "can't allocate memory" in str(error)[:500]
+
+
+def allocation_asked(error: BaseException) -> int | None:
+    """The bytes a refused allocation asked for, where its message says (PyTorch's allocator and NumPy's do)."""
+    text = str(error)[:500]
+    found = re.search(r"tried to allocate (\d+) bytes", text)
+    if found:
+        return int(found.group(1))
+    found = re.search(r"Unable to allocate ([\d.]+) (B|KiB|MiB|GiB|TiB|PiB|EiB)", text)
+    if found:
+        unit = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB").index(found.group(2))
+        return int(float(found.group(1)) * 1024**unit)
+    return None
 
 
 def _leaf(array: np.ndarray, wants_grad: bool):

@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..assignments import Assignment
-from ..config import GradingConfig
+from ..config import GiB, GradingConfig
 from ..errors import KitError
 from ..public import trees, wire
+from ..public.carry import carried_note
 from ..public.loader import Entry, GradedSource, SubmissionError, find_entry, graded_source
 from ..public.selfcheck import calls_failing
 from ..public.selfcheck import judge as judge_visible
@@ -37,21 +38,27 @@ from ..results.text import clean
 from ..sandbox.host import tiers
 from ..sandbox.host.bounded_copy import copy_submission
 from ..sandbox.host.client import Zygote
+from ..sandbox.host.own_memory import growth_bounded
 from ..sandbox.host.runtime import Isolation, Runtime
 from ..sandbox.host.session import Call, Session, StudentError
 from ..sandbox.host.uids import UidPool
 from .behaviour import case_behaviour
-from .carry import Server, carry_forward
+from .carry import carry_forward
 from .judge import Mismatch
 from .mistakes import callees_first, catalogue, name_mistakes, prepare
 from .plan import Check, collect, hidden_summary
 from .reference import Reference
+from .reference_process import ReferenceProcess
 from .submission import demo_cell_digests
 from .threads import single_threaded
 
 
 class HostError(KitError):
     """The grader cannot grade on this host (the sandbox, CUDA, ...): no student may get a score from it."""
+
+
+class GraderMemoryError(KitError):
+    """Grading one submission took the grader past its own memory bound: that submission is not graded."""
 
 
 class StudentView:
@@ -262,10 +269,20 @@ class Grader:
     # ---------------------------------------------------------------- grading
 
     def grade(self, submission: Path, label: str | None = None) -> Report:
-        """Grade one submission; SubmissionError when it holds nothing gradable, HostError when this host fails."""
-        report = self._grade(Path(submission), label)
-        if any(c.process_failure for c in report.checks):
-            self.check_host()  # was it the student's code, or this host?
+        """Grade one submission; SubmissionError when it holds nothing gradable, HostError when this host fails,
+        GraderMemoryError when grading it took this process past its own memory bound (sandbox/host/own_memory.py)."""
+        extra = int(self.config.grader_memory * GiB)
+        try:
+            with growth_bounded(extra):
+                report = self._grade(Path(submission), label)
+                if any(c.process_failure for c in report.checks):
+                    self.check_host()  # was it the student's code, or this host?
+        except MemoryError:
+            raise GraderMemoryError(
+                f"grading this submission took the grader past its own memory bound ({self.config.grader_memory:g} "
+                f"GiB beyond its size, --grader-memory): it is not graded, and nothing of it is scored. A bound of the "
+                f"kit missed what this submission made the grader compute: tell the kit's maintainers"
+            ) from None
         return report
 
     def _grade(self, submission: Path, label: str | None = None) -> Report:
@@ -345,20 +362,36 @@ class Grader:
         if not self.carry_forward_enabled:
             return {}
         source = _graded_source(entry, self.assignment.graded)
-        return carry_forward(
+        stopped: dict[str, tuple[tuple[str, ...], str]] = {}
+        carried = carry_forward(
             self.assignment.points,
             self.assignment.graded,
             source.calls,
             source.unfinished,
             results,
-            lambda name, callees: self._carried_run(submission, name, callees, visible),
+            lambda name, callees: self._carried_run(submission, name, callees, visible, stopped),
         )
+        for name, (callees, why) in stopped.items():  # the feedback says why, whichever run counts
+            for failing in _first_failures([r for r in results if r.name == name and r.kind == "hidden"])[:1]:
+                failing.message = f"{carried_note(name, callees, 'graded again')}, but {why}\n{failing.message}"
+        return carried
 
-    def _carried_run(self, submission: Path, name: str, callees: tuple[str, ...], visible: bool) -> list[CheckResult]:
+    def _carried_run(
+        self,
+        submission: Path,
+        name: str,
+        callees: tuple[str, ...],
+        visible: bool,
+        stopped: dict[str, tuple[tuple[str, ...], str]],
+    ) -> list[CheckResult]:
         """One graded name's checks in a fresh process of the submission, with ``callees`` standing in as the
-        reference; the server that answers them closes when the run ends."""
+        reference (from a process of its own: grade/reference_process.py), which stops answering when the run
+        ends; why it stopped earlier, where it did, goes into ``stopped`` under the name."""
         folder = self.runtime.submission_folder()
-        server = Server(self.reference, callees)
+        limits = self.limits
+        server = ReferenceProcess(
+            self.reference, callees, limits.memory_bytes, limits.timeout, limits.timeout * limits.wall_factor
+        )
         try:
             session, copied, _ = self.open_session(submission, folder)
             session.carry, session.server = dict(server.kinds), server
@@ -369,6 +402,8 @@ class Grader:
         finally:
             server.close()
             trees.remove_tree(folder)
+            if server.stopped is not None:
+                stopped[name] = (callees, server.stopped)
 
     def _diagnose_all(
         self, results: list[CheckResult], entry: Entry, carried: dict[str, tuple[str, ...]] | None = None

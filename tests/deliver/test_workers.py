@@ -4,6 +4,9 @@ run stop when the host, not the students, fails from the start?
 Grading a whole class, serially and in parallel, is test_batch.py's.
 """
 
+import os
+import signal
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -11,8 +14,9 @@ import pytest
 
 from autograder.deliver.class_folder import student_folder
 from autograder.deliver.intake import Submission
-from autograder.deliver.workers import STOP_AFTER, Grading, Run, _stop_if_host_fails, grade_student
+from autograder.deliver.workers import STOP_AFTER, Grading, Run, _parallel, _stop_if_host_fails, grade_student
 from autograder.errors import KitError
+from autograder.interrupts import interrupt_on_terminate
 from autograder.results.outcome import GRADED, KIT_ERROR, NOT_GRADED
 from autograder.results.read import read_results_file
 
@@ -71,3 +75,52 @@ def test_the_run_stops_when_the_first_students_all_fail_for_the_kit():
         _stop_if_host_fails(failing)
     _stop_if_host_fails({**failing, "s0": Grading(NOT_GRADED, "holds no notebook")})
     _stop_if_host_fails({**failing, "late": Grading(KIT_ERROR, "")})  # only at the start of a run
+
+
+class Slow:
+    """A worker's grader that marks in ``folder`` when it starts grading and when it is closed, and grades forever."""
+
+    def __init__(self, folder: Path, name: str = "parent"):
+        self.folder, self.name = folder, name
+        self.runtime = SimpleNamespace(zygote=SimpleNamespace(sock=SimpleNamespace(close=lambda: None)))
+
+    def for_worker(self):
+        return Slow(self.folder, f"worker{len(list(self.folder.glob('made-*')))}")
+
+    def grade(self, submission, label=None):
+        (self.folder / f"grading-{os.getpid()}").touch()
+        time.sleep(600)
+
+    def close(self):
+        (self.folder / f"closed-{os.getpid()}").touch()
+
+
+def _grade_slowly(folder: Path) -> None:
+    interrupt_on_terminate()
+    students = [Submission(k, k, "1", folder / k, "folders") for k in ("ada", "bob", "cy")]
+    _parallel(Slow(folder), students, run(folder / "out"), progress=False, jobs=2)
+
+
+def test_a_sigterm_to_grade_all_alone_closes_every_workers_grader(tmp_path):
+    """When only grade-all's own process gets SIGTERM (a container stopped, Slurm's limit on the batch step), does
+    each worker close its grader (ending its students' processes) before grade-all exits as interrupted?"""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _grade_slowly(tmp_path)
+            os._exit(0)
+        except KeyboardInterrupt:
+            os._exit(130)
+        except BaseException:
+            os._exit(1)
+    deadline = time.monotonic() + 60
+    while len(list(tmp_path.glob("grading-*"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    workers = {p.name.split("-")[1] for p in tmp_path.glob("grading-*")}
+    assert len(workers) == 2, "the two workers did not start grading"
+    os.kill(pid, signal.SIGTERM)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 130
+    assert {p.name.split("-")[1] for p in tmp_path.glob("closed-*")} == workers
+    for worker in workers:
+        assert not Path(f"/proc/{worker}").exists() or "Z" in Path(f"/proc/{worker}/stat").read_text().split()[2]

@@ -265,3 +265,21 @@ def test_a_host_on_which_the_reference_loses_points_grades_no_one(mha):
     grader.check_host()
     grader._grade = lambda path, label=None: pytest.fail("the host is checked once")
     grader.check_host()
+
+
+def test_a_grading_past_the_graders_own_memory_bound_is_the_kits_failure_and_the_next_is_graded(
+    mha, mha_grader, monkeypatch
+):
+    """When grading one submission makes the grader allocate past --grader-memory, is that grading refused as the
+    kit's failure (never a score), and is the next submission graded in full by the same grader?"""
+    over = int((mha_grader.config.grader_memory + 1) * 2**30)
+
+    def greedy(submission, label=None):
+        return np.ones(over, dtype=np.uint8)
+
+    monkeypatch.setattr(mha_grader, "_grade", greedy)
+    with pytest.raises(engine.GraderMemoryError, match="past its own memory bound") as refused:
+        mha_grader.grade(mha.reference_path)
+    assert isinstance(refused.value, KitError)
+    monkeypatch.undo()
+    assert lost_names(mha_grader.grade(mha.reference_path)) == []

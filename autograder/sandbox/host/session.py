@@ -244,7 +244,7 @@ class Session:
             seconds = self._job.cpu_seconds()
             if seconds is not None:
                 return seconds
-        return sum(_cpu_of(pid) for pid in self._pids())
+        return sum(cpu_of(pid) for pid in self._pids())
 
     def _death(self, when: str) -> str:
         """Why the process is gone, from what the grader itself can see."""
@@ -429,7 +429,7 @@ def _memory_of(pid: int) -> int:
         return 0
 
 
-def _cpu_of(pid: int) -> float:
+def cpu_of(pid: int) -> float:
     """utime + stime of a process and of its children it has reaped, in seconds."""
     try:
         with open(f"/proc/{pid}/stat") as file:

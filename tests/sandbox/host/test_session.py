@@ -179,10 +179,10 @@ def test_the_process_tree_and_its_cpu_time_are_read_from_proc():
         os.read(read, 1)
         tree = session._tree(pid)
         assert tree[0] == pid and len(tree) == 2
-        assert session._cpu_of(pid) >= 0.2 - 2 / os.sysconf("SC_CLK_TCK")  # /proc counts in clock ticks
+        assert session.cpu_of(pid) >= 0.2 - 2 / os.sysconf("SC_CLK_TCK")  # /proc counts in clock ticks
         assert session._memory_of(os.getpid()) > 0
     finally:
         for each in reversed(session._tree(pid)):
             os.kill(each, signal.SIGKILL)
         os.waitpid(pid, 0)
-    assert session._cpu_of(pid) == 0.0 and session._memory_of(pid) == 0 and session._tree(pid) == [pid]
+    assert session.cpu_of(pid) == 0.0 and session._memory_of(pid) == 0 and session._tree(pid) == [pid]

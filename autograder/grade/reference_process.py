@@ -1,0 +1,258 @@
+"""The reference answering a carried run from a process of its own, bounded in memory and CPU time.
+
+What the reference computes for a stand-in is decided by the student's data. Every
+request is bounded (grade/carry.py's ``bounded``: values, axes, integers), but not
+what the reference makes of it: a query of shape (1024, 1, 24, 1) and a key that
+broadcasts against it are 49,152 values, and their scores (1024, 1024, 24, 24) are 4.8
+GB. So the reference never answers in the grader's process. Each carried run forks one
+process of the grader (the reference and PyTorch are imported already: about 20 ms),
+which runs grade/carry.py's ``Server`` under an address-space bound (RLIMIT_AS: an
+allocation past it fails in the reference) and a CPU-time budget that the grader
+watches, with a wall-clock backstop. The grader relays: each request of the student's
+process goes to that process, and a function the caller passed (a sublayer), which the
+reference calls, is asked of the student's process through the grader.
+
+A request that the reference cannot answer within those bounds stops the run's
+reference: the stand-in is told why ("the reference would need 4.5 GiB of memory to
+answer ..."), refuses every later request of the run with the same reason, and
+``stopped`` keeps it for the student's feedback. Nothing of it outlives the run: the
+process is killed and reaped when the run closes, and dies with the grader.
+
+Between the grader and that process (both trusted, one machine) messages are pickled
+(meta, arrays) pairs, as grade/carry.py exchanges them with the student's side:
+
+    grader -> reference:  {"op": "carry", ...}      a request of a stand-in
+                          {"op": "called", ...}     the student's side's answer to a callback
+    reference -> grader:  {"op": "carried", ...}    the answer
+                          {"op": "callback", ...}   run a function the caller passed
+                          {"op": "refused", "reason": text}   a bound was reached: the run's reference stops
+"""
+
+from __future__ import annotations
+
+import ctypes
+import faulthandler
+import os
+import pickle
+import resource
+import select
+import signal
+import socket
+import struct
+import time
+
+from ..public.carry import Message, error_reply, talk
+from ..sandbox.guest.isolation import address_space_now
+from ..sandbox.host.session import cpu_of
+from .carry import Overrun, Server, kinds
+from .reference import Reference
+
+_HEADER = struct.Struct("!Q")
+_POLL = 0.05  # seconds between looks at the reference's CPU time while it works
+PR_SET_PDEATHSIG = 1
+
+
+class _Stopped(Exception):
+    """The reference's process stopped answering: the message says why, for the student."""
+
+
+class ReferenceProcess:
+    """The reference answering the stand-ins of one carried run (the names given) from a process of its
+    own, started at the first request; ``converse`` as grade/carry.py's Server has it. Close it after the run.
+
+    memory_bytes: what the reference may allocate beyond what the grader holds when it forks;
+    cpu_seconds: CPU time it may spend in the run; wall_seconds: time the grader waits on it in the run.
+    """
+
+    def __init__(self, reference: Reference, names, memory_bytes: int, cpu_seconds: float, wall_seconds: float):
+        self.reference = reference
+        self.kinds = kinds(reference, names)  # also loads the reference here, before any fork
+        self.names = tuple(names)
+        self.memory_bytes = memory_bytes
+        self.cpu_seconds = cpu_seconds
+        self.wall_seconds = wall_seconds
+        self.stopped: str | None = None  # why the reference stopped answering in this run
+        self._pid: int | None = None
+        self._sock: socket.socket | None = None
+        self._waited = 0.0  # wall seconds spent waiting on it
+
+    # ---------------------------------------------------------------- the conversation with a sandboxed process
+
+    def converse(self, send, receive, meta: dict, arrays: dict) -> Message:
+        """Send a batch to the student's process and relay its stand-ins' requests until its result comes."""
+
+        def serve(request: dict, data: dict) -> Message:
+            return self._serve(request, data, callback)
+
+        def callback(request: dict, data: dict) -> Message:
+            return talk(send, receive, (request, data), "carry", serve)
+
+        return talk(send, receive, (meta, arrays), "carry", serve)
+
+    def _serve(self, request: dict, data: dict, callback) -> Message:
+        """The reference's answer to one request, run there; the callbacks it makes run on the student's side."""
+        if self.stopped is not None:
+            return error_reply("carried", self.stopped)
+        try:
+            self._start()
+            return talk(self._send, self._receive, (request, data), "callback", callback)
+        except _Stopped as stopped:
+            self.stopped = str(stopped)
+            self._end()
+            return error_reply("carried", self.stopped)
+        except BaseException:  # the student's side failed during a callback: the exchange ends with it
+            self._end()
+            raise
+
+    def close(self) -> None:
+        self._end()
+
+    # ---------------------------------------------------------------- the process
+
+    def _start(self) -> None:
+        if self._pid is not None:
+            return
+        _preload_torch()
+        ours, theirs = socket.socketpair()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child's exit status is what the tests see
+            code = 1
+            try:
+                ours.close()
+                code = _serve_forever(theirs, self.reference, self.names, self.memory_bytes)
+            finally:
+                os._exit(code)
+        theirs.close()
+        self._pid, self._sock = pid, ours
+
+    def _end(self) -> None:
+        pid, self._pid = self._pid, None
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        if pid is not None:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.waitpid(pid, 0)
+
+    def _send(self, meta: dict, arrays: dict) -> None:
+        assert self._sock is not None  # started by _serve
+        try:
+            _write(self._sock, (meta, arrays))
+        except OSError:
+            raise _Stopped(self._why_gone()) from None
+
+    def _receive(self) -> Message:
+        """The reference's next message, while it keeps within its CPU budget and the run's wall time."""
+        assert self._sock is not None and self._pid is not None  # started by _serve
+        while True:
+            started = time.monotonic()
+            ready, _, _ = select.select([self._sock], [], [], _POLL)
+            self._waited += time.monotonic() - started
+            if ready:
+                break
+            if cpu_of(self._pid) > self.cpu_seconds:
+                raise _Stopped(
+                    f"the reference standing in for {self._listed()} used more than {self.cpu_seconds:g} s of CPU "
+                    f"time on the calls your code sent it, and was stopped"
+                )
+            if self._waited > self.wall_seconds:
+                raise _Stopped(
+                    f"the reference standing in for {self._listed()} took more than {self.wall_seconds:g} s on the "
+                    f"calls your code sent it, and was stopped"
+                )
+        try:
+            meta, arrays = _read(self._sock)
+        except (OSError, EOFError, pickle.UnpicklingError):
+            raise _Stopped(self._why_gone()) from None
+        if meta.get("op") == "refused":
+            raise _Stopped(str(meta.get("reason")))
+        return meta, arrays
+
+    def _why_gone(self) -> str:
+        """Why the process ended, from its exit status."""
+        pid, self._pid = self._pid, None
+        how = "ended"
+        if pid is not None:
+            try:
+                _, status = os.waitpid(pid, 0)
+                how = (
+                    f"was killed by {signal.Signals(os.WTERMSIG(status)).name}"
+                    if os.WIFSIGNALED(status)
+                    else f"exited with status {os.WEXITSTATUS(status)}"
+                )
+            except (ChildProcessError, ValueError):
+                pass
+        return f"the reference standing in for {self._listed()} {how} while answering a call your code made"
+
+    def _listed(self) -> str:
+        return ", ".join(self.names)
+
+
+def _preload_torch() -> None:
+    """PyTorch imported here once, not in each run's process: the server decodes every request into tensors,
+    a NumPy assignment's too."""
+    try:
+        import torch  # here: a NumPy assignment is graded without PyTorch until its first carried run  # noqa: F401
+    except ImportError:
+        pass
+
+
+# ------------------------------------------------------------------ in the reference's process
+
+
+def _serve_forever(sock: socket.socket, reference: Reference, names, memory_bytes: int) -> int:
+    """Answer requests until the grader hangs up; the exit status (0) once it has."""
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # never outlive the grader
+    faulthandler.disable()  # a crash here is told by its signal, not by a dump into the grader's stderr
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grader's to handle: it ends this process
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    bound = address_space_now() + memory_bytes
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY:
+        bound = min(bound, soft)
+    resource.setrlimit(resource.RLIMIT_AS, (bound, hard))
+    server = Server(reference, names, memory_bytes=memory_bytes)
+
+    def send(meta: dict, arrays: dict) -> None:
+        _write(sock, (meta, arrays))
+
+    def receive() -> Message:
+        return _read(sock)
+
+    def callback(meta: dict, arrays: dict) -> Message:
+        return talk(send, receive, (meta, arrays), "carry", lambda m, a: server.handle(m, a, callback))
+
+    while True:
+        try:
+            meta, arrays = receive()
+        except (OSError, EOFError):
+            return 0
+        try:
+            send(*server.handle(meta, arrays, callback))
+        except Overrun as overrun:
+            send({"op": "refused", "reason": str(overrun)}, {})
+            return 0
+
+
+def _write(sock: socket.socket, message: Message) -> None:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    sock.sendall(_HEADER.pack(len(data)) + data)
+
+
+def _read(sock: socket.socket) -> Message:
+    (size,) = _HEADER.unpack(_exactly(sock, _HEADER.size))
+    return pickle.loads(_exactly(sock, size))
+
+
+def _exactly(sock: socket.socket, size: int) -> bytes:
+    chunks, left = [], size
+    while left:
+        chunk = sock.recv(min(left, 1 << 20))
+        if not chunk:
+            raise EOFError("the other side hung up")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)

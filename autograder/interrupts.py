@@ -1,0 +1,27 @@
+"""SIGTERM stops a command as Ctrl-C does.
+
+A cluster's time limit (Slurm sends SIGTERM, then SIGKILL), a stopped container or a
+plain ``kill`` would otherwise end the grader at once, leaving its student processes,
+their cgroups and scratch behind. Raised as KeyboardInterrupt instead, it unwinds every
+``finally`` on the way out, as Ctrl-C does: grade-all keeps what it graded and says
+"interrupted: rerun to resume" (its workers stop alike: deliver/workers.py).
+"""
+
+from __future__ import annotations
+
+import signal
+
+
+def interrupt_on_terminate() -> None:
+    """From now on, SIGTERM raises KeyboardInterrupt in this process (its main thread)."""
+    signal.signal(signal.SIGTERM, _interrupt)
+
+
+def ignore_interrupts() -> None:
+    """From now on, Ctrl-C and SIGTERM wait: for a clean-up that a second signal must not cut short."""
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, signal.SIG_IGN)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt

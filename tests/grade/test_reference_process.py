@@ -1,0 +1,201 @@
+"""Does the reference answer a carried run from a process of its own, within its memory and CPU time, and leave
+nothing behind?"""
+
+import os
+import signal
+import time
+
+import numpy as np
+import pytest
+import torch
+
+from autograder.grade.carry import Server, allocation_asked, out_of_memory
+from autograder.grade.reference import Reference
+from autograder.grade.reference_process import ReferenceProcess
+from autograder.public.plain_trees import Encoder
+
+MiB = 1 << 20
+
+
+def request(name: str, *args) -> tuple[dict, dict, list]:
+    arrays: dict = {}
+    callables: list = []
+    encoder = Encoder(arrays, callables)
+    meta = {"op": "carry", "kind": "call", "name": name, "args": encoder.tree(args), "kwargs": encoder.tree({})}
+    return meta, arrays, callables
+
+
+def nobody(meta, arrays):
+    raise AssertionError("no function was passed: the reference must not call back")
+
+
+def answer(reply) -> np.ndarray:
+    meta, arrays = reply
+    assert meta["error"] is None, meta["error"]
+    return arrays[meta["result"]["a"]]
+
+
+def spin(x):
+    while True:
+        x = x + 1
+
+
+def whose(x):
+    return torch.tensor(os.getpid())
+
+
+def hoard(x):
+    return torch.zeros(int(x.sum()), 1024, 1024, dtype=torch.uint8)  # x.sum() MiB
+
+
+def crash(x):
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+@pytest.fixture(scope="module")
+def mha_reference(mha):
+    return Reference.of(mha)
+
+
+@pytest.fixture(scope="module")
+def made_up():
+    """A reference of functions that show where and how it runs."""
+    return Reference({"spin": spin, "whose": whose, "hoard": hoard, "crash": crash})
+
+
+def lent(reference, *names, memory=256 * MiB, cpu=5.0, wall=30.0) -> ReferenceProcess:
+    return ReferenceProcess(reference, names, memory_bytes=memory, cpu_seconds=cpu, wall_seconds=wall)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+
+
+def test_the_reference_answers_as_in_process_but_from_a_process_of_its_own(mha_reference, made_up):
+    """Does split_heads's stand-in get the same answer as the in-process server gives, computed in another process
+    that is gone once the run closes?"""
+    x = torch.arange(24.0).reshape(1, 2, 12)
+    meta, arrays, _ = request("split_heads", x, 3)
+    in_process = answer(Server(mha_reference, ["split_heads"]).handle(meta, arrays, nobody))
+    server = lent(mha_reference, "split_heads")
+    try:
+        assert np.array_equal(answer(server._serve(meta, arrays, nobody)), in_process)
+    finally:
+        server.close()
+    elsewhere = lent(made_up, "whose")
+    pid = int(answer(elsewhere._serve(*request("whose", torch.zeros(1))[:2], nobody)))
+    assert pid != os.getpid() and alive(pid)
+    elsewhere.close()
+    assert not alive(pid), "the reference's process outlived its run"
+
+
+def test_a_function_the_caller_passed_is_asked_of_the_student_through_the_grader(mha_reference):
+    """Does the reference's call of the dropout the caller passed reach the student's side (the grader's callback),
+    and its answer go back into the reference's computation?"""
+    q = torch.eye(2).reshape(1, 2, 2)
+    meta, arrays, _ = request("scaled_dot_product_attention", q, q, q, None, lambda p: p)
+    asked = []
+
+    def student(callback_meta, callback_arrays):  # the student's dropout: doubles what it is given
+        asked.append(callback_meta["kind"])
+        given = callback_arrays[callback_meta["args"]["items"][0]["a"]]
+        out: dict = {}
+        return {
+            "op": "called",
+            "result": Encoder(out).tree(torch.from_numpy(given * 2)),
+            "call": None,
+            "error": None,
+        }, out
+
+    server = lent(mha_reference, "scaled_dot_product_attention")
+    try:
+        meta_out, arrays_out = server._serve(meta, arrays, student)
+    finally:
+        server.close()
+    assert asked == ["call"] and meta_out["error"] is None
+    output = arrays_out[meta_out["result"]["items"][0]["a"]]
+    probs = torch.softmax(q @ q.mT / 2**0.5, dim=-1)
+    assert np.allclose(output, (2 * probs @ q).numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_a_call_that_needs_more_memory_than_given_stops_the_runs_reference(made_up):
+    """Is a call whose answer would take 400 MiB, with 256 MiB given, refused saying how much it needed, and every
+    later call of the run refused with the same reason, while the grader's process allocated none of it?"""
+    server = lent(made_up, "hoard")
+    before = _rss()
+    try:
+        meta, _ = server._serve(*request("hoard", torch.tensor([400.0]))[:2], nobody)
+        assert "would need 0.39 GiB at once" in meta["error"] and "given 0.25 GiB" in meta["error"]
+        assert server.stopped == meta["error"]
+        later, _ = server._serve(*request("hoard", torch.tensor([1.0]))[:2], nobody)
+        assert later["error"] == meta["error"]
+    finally:
+        server.close()
+    assert _rss() - before < 100 * MiB
+
+
+def test_a_call_that_works_past_its_cpu_time_is_stopped(made_up):
+    """Is a reference that computes for longer than its CPU budget stopped, saying so, within about that budget?"""
+    server = lent(made_up, "spin", cpu=0.5)
+    started = time.monotonic()
+    try:
+        meta, _ = server._serve(*request("spin", torch.zeros(1))[:2], nobody)
+    finally:
+        server.close()
+    assert "used more than 0.5 s of CPU time" in meta["error"]
+    assert time.monotonic() - started < 20  # a loaded machine gives it a fraction of a core: generous
+
+
+def test_a_reference_that_dies_is_told_by_its_signal_and_answers_no_more(made_up):
+    """Does a crash of the reference's process end its answers with the signal named, the grader unharmed?"""
+    server = lent(made_up, "crash", "whose")
+    try:
+        meta, _ = server._serve(*request("crash", torch.zeros(1))[:2], nobody)
+        assert "was killed by SIGSEGV" in meta["error"]
+        again, _ = server._serve(*request("whose", torch.zeros(1))[:2], nobody)
+        assert again["error"] == meta["error"]
+    finally:
+        server.close()
+
+
+def test_the_students_failure_during_a_callback_ends_the_exchange_and_the_process(mha_reference):
+    """When the student's side dies while the reference waits on it, does that failure reach the grader as it is,
+    with the reference's process gone?"""
+    q = torch.eye(2).reshape(1, 2, 2)
+    meta, arrays, _ = request("scaled_dot_product_attention", q, q, q, None, lambda p: p)
+
+    class Died(Exception):
+        pass
+
+    def student(callback_meta, callback_arrays):
+        raise Died("the student's process exited")
+
+    server = lent(mha_reference, "scaled_dot_product_attention")
+    server._start()
+    pid = server._pid
+    with pytest.raises(Died):
+        server._serve(meta, arrays, student)
+    assert server._pid is None and not alive(pid)
+    server.close()
+
+
+def test_an_allocation_refused_is_told_by_how_much_it_asked():
+    """Are PyTorch's and NumPy's refused allocations read as such, with the bytes they asked for?"""
+    torch_error = RuntimeError(
+        "[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to "
+        "allocate 4831838208 bytes. Error code 12 (Cannot allocate memory)"
+    )
+    numpy_error = MemoryError("Unable to allocate 4.50 GiB for an array with shape (1024, 1024, 24, 24)")
+    assert out_of_memory(torch_error) and allocation_asked(torch_error) == 4831838208
+    assert out_of_memory(numpy_error) and allocation_asked(numpy_error) == int(4.5 * 2**30)
+    assert not out_of_memory(RuntimeError("shape '[1, 2, 3]' is invalid for input of size 5"))
+    assert allocation_asked(MemoryError()) is None
+
+
+def _rss() -> int:
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmRSS:"))

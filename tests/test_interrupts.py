@@ -1,0 +1,41 @@
+"""Does SIGTERM stop a command as Ctrl-C does, unwinding its clean-up, and can a clean-up hold both off?"""
+
+import os
+import signal
+import time
+
+from autograder.interrupts import ignore_interrupts, interrupt_on_terminate
+
+from .sandbox.forked import in_a_child
+
+
+def _terminated_in_a_try() -> list[str]:
+    interrupt_on_terminate()
+    seen = []
+    try:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)
+        seen.append("slept through it")
+    except KeyboardInterrupt:
+        seen.append("interrupted")
+    finally:
+        seen.append("cleaned up")
+    return seen
+
+
+def _terminated_while_ignoring() -> str:
+    interrupt_on_terminate()
+    ignore_interrupts()
+    os.kill(os.getpid(), signal.SIGTERM)
+    os.kill(os.getpid(), signal.SIGINT)
+    return "still here"
+
+
+def test_sigterm_raises_keyboard_interrupt_so_finally_blocks_run():
+    """Does a SIGTERM interrupt the work where it is, with the finally block run?"""
+    assert in_a_child(_terminated_in_a_try) == ["interrupted", "cleaned up"]
+
+
+def test_a_clean_up_that_ignores_interrupts_runs_to_its_end():
+    """Once ignore_interrupts() is called, do SIGTERM and SIGINT leave the process running?"""
+    assert in_a_child(_terminated_while_ignoring) == "still here"
