@@ -36,7 +36,7 @@ from ..author.notebook import ANSWER_STUB
 from ..errors import KitError
 from ..results.atomic import write_atomically
 from ..results.scoring import exact, points_text
-from ..results.text import clean, clean_name
+from ..results.text import clean, clean_name, csv_cell, csv_document
 from .intake import Intake
 
 PAGE = "answers.html"
@@ -228,15 +228,14 @@ def answers_page(
 
 
 def points_template(asked: list[Question], answers: dict[str, dict[str, Answer]], names: dict[str, str]) -> str:
-    """key, name and a column per question: 0 where there is no answer to grade, blank where a person decides."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(["key", "name", *(q.id for q in asked)])
+    """key, name and a column per question: 0 where there is no answer to grade, blank where a person decides.
+
+    The key and the name came from the export: each is an inert cell (results/text.py csv_cell)."""
+    rows = [["key", "name", *(q.id for q in asked)]]
     for key in sorted(answers):
-        writer.writerow(
-            [key, clean_name(names.get(key, "")), *("0" if answers[key][q.id].missing else "" for q in asked)]
-        )
-    return buffer.getvalue()
+        cells = ["0" if answers[key][q.id].missing else "" for q in asked]
+        rows.append([csv_cell(key), csv_cell(clean_name(names.get(key, ""))), *cells])
+    return csv_document(rows)
 
 
 # ------------------------------------------------------------------ the TA's points

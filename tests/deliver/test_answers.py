@@ -277,7 +277,7 @@ def test_grade_all_gathers_the_answers_and_reads_the_points_back(numpy_assignmen
     assert summary()["ada"]["written_status"].startswith("3 points graded by hand, not included: 2 of 3")
     cy = summary()["cy"]  # nothing written: nothing waits for a person, and the status says why the points are 0
     assert (cy["written"], cy["total"], cy["written_status"]) == ("0", "0", "no written answer: 0, included in total")
-    filled = (out / answers.TEMPLATE).read_text().replace("ada,ada,,,0", "ada,ada,1,1.5,0")
+    filled = (out / answers.TEMPLATE).read_text().replace('"ada","ada","","","0"', '"ada","ada","1","1.5","0"')
     points = points_file(tmp_path, filled)
     done = subprocess.run(command + ["--manual-points", str(points)], capture_output=True, text=True, cwd=KIT_ROOT)
     assert done.returncode == 0 and "0 graded, 2 unchanged" in done.stdout, done.stderr[-2000:]
