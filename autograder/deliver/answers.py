@@ -26,6 +26,9 @@ import csv
 import html
 import io
 import json
+import re
+import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -36,12 +39,16 @@ from ..author.notebook import ANSWER_STUB
 from ..errors import KitError
 from ..results.atomic import write_atomically
 from ..results.scoring import exact, points_text
-from ..results.text import clean, clean_name
+from ..results.text import clean, clean_name, csv_cell, csv_document
 from .intake import Intake
 
 PAGE = "answers.html"
 TEMPLATE = "manual_points_template.csv"
 ANSWER_LIMIT = 20_000  # characters of one answer shown; the rest is cut, and said so
+POINTS_LIMIT = 24  # characters of one cell of points: longer is no number a person typed
+# Points as a person or a spreadsheet writes them: a decimal, its exponent (if any) of at
+# most two digits, so that its exact value is quick to compute (1e-99999999 is not).
+POINTS = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,2})?")
 NO_NOTEBOOK = "no notebook: the submission graded was not a notebook, or could not be read"
 
 
@@ -106,7 +113,7 @@ def written_of(assignment: Assignment, intake: Intake, manual_points: Path | Non
     found = questions(assignment)
     if manual_points is None or not found:
         return Written(found)
-    return Written(found, read_manual_points(Path(manual_points), found, [s.key for s in intake.submissions]))
+    return Written(found, read_manual_points(Path(manual_points), found, {s.key: s.name for s in intake.submissions}))
 
 
 def gradescope_note(assignment: Assignment) -> str:
@@ -228,61 +235,63 @@ def answers_page(
 
 
 def points_template(asked: list[Question], answers: dict[str, dict[str, Answer]], names: dict[str, str]) -> str:
-    """key, name and a column per question: 0 where there is no answer to grade, blank where a person decides."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(["key", "name", *(q.id for q in asked)])
+    """key, name and a column per question: 0 where there is no answer to grade, blank where a person decides.
+
+    The key and the name came from the export: each is an inert cell (results/text.py csv_cell)."""
+    rows = [["key", "name", *(q.id for q in asked)]]
     for key in sorted(answers):
-        writer.writerow(
-            [key, clean_name(names.get(key, "")), *("0" if answers[key][q.id].missing else "" for q in asked)]
-        )
-    return buffer.getvalue()
+        cells = ["0" if answers[key][q.id].missing else "" for q in asked]
+        rows.append([csv_cell(key), csv_cell(clean_name(names.get(key, ""))), *cells])
+    return csv_document(rows)
 
 
 # ------------------------------------------------------------------ the TA's points
 
 
-def read_manual_points(path: Path, asked: list[Question], keys: list[str]) -> dict[str, dict[str, Fraction]]:
+def read_manual_points(path: Path, asked: list[Question], students: dict[str, str]) -> dict[str, dict[str, Fraction]]:
     """The points a person gave, from a CSV: a ``key`` column, an optional ``name``, a column per question id.
 
-    A blank cell is an answer not graded yet. Comma, semicolon or tab separated (a
-    spreadsheet's export), with '.' or, when the separator is not a comma, ',' as the
-    decimal mark. Anything else (an unknown student or question, a number out of range,
-    a student twice) is an error that names the file, the line and the fix.
+    students: each student's name by key, as the kit has it. A blank cell is an answer not
+    graded yet. Comma, semicolon or tab separated (a spreadsheet's export), with '.' or,
+    when the separator is not a comma, ',' as the decimal mark. Whatever cannot be read one
+    way only is an error that names the file, the line and the fix: an unknown student or
+    question, a column twice, a name that is another student's than its key's, a cell
+    beyond the last column, a number that is not a short decimal or is out of range, a
+    student twice. The template the kit writes is read back as it is, its names made
+    inert included.
     """
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         raise KitError(f"--manual-points {path}: cannot read it ({error})") from None
     try:
-        dialect = csv.Sniffer().sniff(text.split("\n", 1)[0], delimiters=",;\t")
+        dialect = csv.Sniffer().sniff(text.split("\n", 1)[0][:4096], delimiters=",;\t")
         separator = dialect.delimiter
     except csv.Error:
         separator = ","
-    rows = list(csv.reader(io.StringIO(text), delimiter=separator))
+    rows = _numbered_rows(path, text, separator)
     if not rows:
         raise KitError(f"--manual-points {path}: the file is empty; start from {TEMPLATE} in grade-all's --out folder")
-    head = [cell.strip() for cell in rows[0]]
+    head = _columns(path, rows[0][1], asked)
     by_id = {q.id: q for q in asked}
-    unknown = [h for h in head if h not in by_id and h not in ("key", "name")]
-    if "key" not in head or unknown:
-        raise KitError(
-            f"--manual-points {path}: the columns must be key, name (optional) and the question ids "
-            f"{', '.join(by_id)}; {'unknown: ' + ', '.join(unknown) if unknown else 'no key column'}. "
-            f"Start from {TEMPLATE} in grade-all's --out folder"
-        )
-    known = set(keys)
+    named = _names_to_keys(students)
     points: dict[str, dict[str, Fraction]] = {}
-    for line, row in enumerate(rows[1:], start=2):
+    for line, row in rows[1:]:
         if not any(cell.strip() for cell in row):
             continue
+        where = f"--manual-points {path}, line {line}"
+        if any(cell.strip() for cell in row[len(head) :]):
+            raise KitError(
+                f"{where}: {len(row)} cells, but the first line names {len(head)} columns: a value beyond the last "
+                f"column belongs to no question; move it under its question's column or delete it"
+            )
         record = dict(zip(head, (cell.strip() for cell in row)))
         key = record.get("key", "")
-        where = f"--manual-points {path}, line {line}"
-        if key not in known:
+        if key not in students:
             raise KitError(
                 f"{where}: no student has the key {clean_name(key)!r} in this class (the keys are those of summary.csv)"
             )
+        _check_name(record.get("name", ""), key, students, named, where)
         if key in points:
             raise KitError(f"{where}: the student {key} has a row already; keep one row per student")
         points[key] = {}
@@ -292,12 +301,83 @@ def read_manual_points(path: Path, asked: list[Question], keys: list[str]) -> di
     return points
 
 
+def _numbered_rows(path: Path, text: str, separator: str) -> list[tuple[int, list[str]]]:
+    """Each row of the points file with the line it starts on (a quoted cell may hold a newline)."""
+    reader = csv.reader(io.StringIO(text), delimiter=separator)
+    rows: list[tuple[int, list[str]]] = []
+    try:
+        while True:
+            line = reader.line_num + 1
+            row = next(reader, None)
+            if row is None:
+                return rows
+            rows.append((line, row))
+    except csv.Error as error:
+        raise KitError(
+            f"--manual-points {path}, line {reader.line_num}: not CSV ({error}); "
+            f"start from {TEMPLATE} in grade-all's --out folder"
+        ) from None
+
+
+def _columns(path: Path, first: list[str], asked: list[Question]) -> list[str]:
+    """The points file's columns, from its first line: key, name (optional) and question ids, each once."""
+    head = [cell.strip() for cell in first]
+    ids = [q.id for q in asked]
+    unknown = [h for h in head if h not in ids and h not in ("key", "name")]
+    if "key" not in head or unknown:
+        raise KitError(
+            f"--manual-points {path}: the columns must be key, name (optional) and the question ids "
+            f"{', '.join(ids)}; {'unknown: ' + ', '.join(clean_name(u, 60) for u in unknown[:10]) if unknown else 'no key column'}. "
+            f"Start from {TEMPLATE} in grade-all's --out folder"
+        )
+    twice = [column for column, n in Counter(head).items() if n > 1]
+    if twice:
+        raise KitError(
+            f"--manual-points {path}, line 1: the column {twice[0]} is there {Counter(head)[twice[0]]} times, and only "
+            f"one of them can count: keep one column per question (delete the copies)"
+        )
+    return head
+
+
+def _plain(name: str) -> str:
+    """A name as compared: what a spreadsheet may have changed undone (the leading ' of an inert cell, spacing, case, width)."""
+    text = unicodedata.normalize("NFKC", name).strip()
+    return " ".join(text.removeprefix("'").split()).casefold()
+
+
+def _forms(name: str) -> set[str]:
+    """A student's name as the kit has it, as the template wrote it (on one line, made inert), compared plain."""
+    return {_plain(name), _plain(clean_name(name)), _plain(csv_cell(clean_name(name)))}
+
+
+def _names_to_keys(students: dict[str, str]) -> dict[str, list[str]]:
+    named: dict[str, list[str]] = {}
+    for key, name in students.items():
+        for form in _forms(name):
+            named.setdefault(form, []).append(key)
+    return named
+
+
+def _check_name(given: str, key: str, students: dict[str, str], named: dict[str, list[str]], where: str) -> None:
+    """A row's name, when it has one, is the name of the student its key is: never another student's."""
+    if not given or _plain(given) in _forms(students[key]):
+        return
+    others = [k for k in named.get(_plain(given), []) if k != key]
+    whose = f", the name of the key {others[0]}" if others else ""
+    raise KitError(
+        f"{where}: the key {key} is {clean_name(students[key], 80)!r} in this class, but the row's name is "
+        f"{clean_name(given, 80)!r}{whose}: a row's key and name must be the same student. Correct whichever is "
+        f"wrong (the key decides whose points these are), or empty the name cell"
+    )
+
+
 def _points(value: str, question: Question, separator: str, where: str) -> Fraction:
     number = value.replace(",", ".") if separator != "," and value.count(",") == 1 and "." not in value else value
-    try:
-        given = Fraction(number)
-    except (ValueError, ZeroDivisionError):
-        raise KitError(f"{where}: {question.id} is {clean(value, 40)!r}, not a number of points") from None
+    if len(number) > POINTS_LIMIT or not POINTS.fullmatch(number):
+        raise KitError(
+            f"{where}: {question.id} is {clean(value, 40)!r}, not a number of points: write a decimal such as 1.5"
+        )
+    given = Fraction(number)  # quick: at most POINTS_LIMIT digits, an exponent of two
     if not 0 <= given <= exact(question.points):
         raise KitError(
             f"{where}: {question.id} is {clean(value, 40)}, outside 0 to {points_text(exact(question.points))} points"

@@ -6,7 +6,11 @@ rows of summary.csv (summary.py summary_rows): the grade is the "total" summary.
 automatic score, plus the written answers' points once a person has given them all), so
 whatever decides summary.csv's total decides these files' too. A student the kit could
 not grade (status "error") has an empty grade, never 0: each LMS below leaves an empty
-grade as it was, and the run's output says who they are.
+grade as it was, and the run's output says who they are. Every cell that came from the
+export (a name, an id, an email) passes through results/text.py's csv_cell, after any
+split (Blackboard's last and first name), so that no spreadsheet runs it as a formula;
+the grades are the kit's numbers, written as they are; every field is quoted, which each
+importer below reads as the value inside the quotes.
 
     canvas_grades.csv       Canvas: Grades > Import
     moodle_grades.csv       Moodle: assignment > Upload grading worksheet
@@ -24,9 +28,7 @@ importing, which assignment the column is; Blackboard creates a new column.
 
 from __future__ import annotations
 
-import csv
 import html
-import io
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,6 +39,7 @@ from pathlib import Path
 from ..assignments import Assignment
 from ..results.atomic import atomic_file, write_atomically
 from ..results.scoring import points_text
+from ..results.text import csv_cell, csv_document
 from .intake import Intake, Submission
 
 
@@ -95,20 +98,19 @@ def write_lms_grades(
             f"{', ...' if len(waiting) > 5 else ''}): their grade is left empty until grade-all is run with "
             f"--manual-points (written answers are never counted as 0)"
         )
+    inert = [row["student_id"] for row in rows if csv_cell(row["student_id"]) != row["student_id"]]
+    if inert:
+        written.notes.append(
+            f"{len(inert)} ids start with a character a spreadsheet would run as a formula ({', '.join(inert[:5])}"
+            f"{', ...' if len(inert) > 5 else ''}): the file has each after a ', so that none runs, and the LMS will "
+            f"not find those students by it: enter their grades by hand"
+        )
     return written
 
 
 def _points(assignment: Assignment) -> str:
     points = [*assignment.points.values(), *assignment.written.values()]
     return points_text(sum((Fraction(str(v)) for v in points), Fraction(0)))
-
-
-def _csv(header: list[str], lines: list[list[str]], quote_all: bool = False) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, quoting=csv.QUOTE_ALL if quote_all else csv.QUOTE_MINIMAL)
-    writer.writerow(header)
-    writer.writerows(lines)
-    return buffer.getvalue()
 
 
 # ------------------------------------------------------------------ Canvas
@@ -131,9 +133,9 @@ def canvas(rows: Rows) -> GradeFiles:
     title = rows.assignment.name + (f" ({rows.column_id})" if rows.column_id else "")
     header = CANVAS_STUDENT_COLUMNS + [title]
     lines = [[CANVAS_POINTS_POSSIBLE, "", "", "", "", rows.max_score()]]
-    lines += [[row["name"], row["student_id"], "", "", "", grade(row)] for row in rows.rows]
+    lines += [[csv_cell(row["name"]), csv_cell(row["student_id"]), "", "", "", grade(row)] for row in rows.rows]
     path = rows.out / "canvas_grades.csv"
-    write_atomically(path, _csv(header, lines))
+    write_atomically(path, csv_document([header, *lines]))
     notes = []
     if not rows.column_id:
         notes.append(
@@ -181,20 +183,20 @@ def moodle(rows: Rows) -> GradeFiles:
         submission = rows.submission(row)
         lines.append(
             [
-                MOODLE_PARTICIPANT + row["student_id"],
-                row["name"],
-                row["email"],
+                csv_cell(MOODLE_PARTICIPANT + row["student_id"]),
+                csv_cell(row["name"]),
+                csv_cell(row["email"]),
                 "Submitted for grading",
                 grade(row),
                 rows.max_score(),
                 "Yes",
                 _moodle_date(submission.submitted_at),
                 moodle_date(rows.now),
-                _moodle_comment(rows, row),
+                csv_cell(_moodle_comment(rows, row)),
             ]
         )
     sheet = rows.out / "moodle_grades.csv"
-    write_atomically(sheet, _csv(MOODLE_COLUMNS, lines))
+    write_atomically(sheet, csv_document([MOODLE_COLUMNS, *lines]))
     feedback = moodle_feedback_zip(rows)
     return GradeFiles(
         [sheet, feedback],
@@ -263,7 +265,8 @@ def blackboard(rows: Rows) -> GradeFiles:
     are not processed); a grade column is matched by the Column ID after "|" in its
     header, "<name> [Total Pts: <points>] |<column id>", as Work Offline > Download writes
     it (a header without an id creates a new column); in a comma-delimited file every
-    value is in quotation marks. An example upload: nbeaver/offline-grades-upload.
+    value is in quotation marks. An example upload: nbeaver/offline-grades-upload. The
+    name is split at its last space first, and each part made inert on its own.
     """
     title = f"{rows.assignment.name} [Total Pts: {rows.max_score()}]" + (
         f" |{rows.column_id}" if rows.column_id else ""
@@ -271,9 +274,9 @@ def blackboard(rows: Rows) -> GradeFiles:
     lines = []
     for row in rows.rows:
         first, _, last = row["name"].rpartition(" ")
-        lines.append([last, first, row["student_id"], grade(row)])
+        lines.append([csv_cell(last), csv_cell(first), csv_cell(row["student_id"]), grade(row)])
     path = rows.out / "blackboard_grades.csv"
-    write_atomically(path, _csv(["Last Name", "First Name", "Username", title], lines, quote_all=True))
+    write_atomically(path, csv_document([["Last Name", "First Name", "Username", title], *lines]))
     notes = []
     if not rows.column_id:
         notes.append(
@@ -291,9 +294,9 @@ def gradescope(rows: Rows) -> GradeFiles:
     header = ["Name", "SID", "Email", "Total Score", "Max Points", "Status"]
     lines = [
         [
-            row["name"],
-            row["student_id"],
-            row["email"],
+            csv_cell(row["name"]),
+            csv_cell(row["student_id"]),
+            csv_cell(row["email"]),
             grade(row),
             rows.max_score(),
             row["status"],
@@ -301,16 +304,16 @@ def gradescope(rows: Rows) -> GradeFiles:
         for row in rows.rows
     ]
     path = rows.out / "gradescope_grades.csv"
-    write_atomically(path, _csv(header, lines))
+    write_atomically(path, csv_document([header, *lines]))
     return GradeFiles([path])
 
 
 def classroom(rows: Rows) -> GradeFiles:
     """The class's points keyed by GitHub login (the columns of GitHub Classroom's grades download)."""
     header = ["assignment_name", "github_username", "points_awarded", "points_available"]
-    lines = [[rows.assignment.name, row["student_id"], grade(row), rows.max_score()] for row in rows.rows]
+    lines = [[rows.assignment.name, csv_cell(row["student_id"]), grade(row), rows.max_score()] for row in rows.rows]
     path = rows.out / "classroom_grades.csv"
-    write_atomically(path, _csv(header, lines))
+    write_atomically(path, csv_document([header, *lines]))
     return GradeFiles([path])
 
 

@@ -31,7 +31,6 @@ only equal runs matter (every run is kept: a window of 1), so the figures do not
 
 from __future__ import annotations
 
-import csv
 import importlib.util
 import io
 import multiprocessing
@@ -42,8 +41,8 @@ import numpy as np
 
 from ..assignments import Assignment
 from ..results.atomic import write_atomically
+from ..results.text import csv_cell, csv_document
 from .sources import release_code, student_code
-from .summary import csv_safe
 
 NOISE = 25  # characters of normalised code per fingerprint: copydetect's default noise threshold
 WINDOW = 1  # every fingerprint kept (copydetect's default, guarantee threshold = noise threshold)
@@ -161,12 +160,10 @@ def _compare(a: str, b: str, prints: dict) -> Pair:
 
 def write_similarity(path: Path, pairs: list[Pair], names: dict[str, str]) -> None:
     """similarity.csv: a row per pair, most alike first, with both shares and the students' names."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(["similarity", "student_a", "student_b", "share_of_a", "share_of_b", "name_a", "name_b"])
-    for pair in pairs:
-        writer.writerow(
-            [f"{pair.similarity:.4f}", pair.a, pair.b, f"{pair.share_a:.4f}", f"{pair.share_b:.4f}"]
-            + [csv_safe(names.get(pair.a, "")), csv_safe(names.get(pair.b, ""))]
+    rows: list[list[str]] = [["similarity", "student_a", "student_b", "share_of_a", "share_of_b", "name_a", "name_b"]]
+    for pair in pairs:  # the keys and names came from the export: inert cells; the figures are the kit's
+        rows.append(
+            [f"{pair.similarity:.4f}", csv_cell(pair.a), csv_cell(pair.b), f"{pair.share_a:.4f}", f"{pair.share_b:.4f}"]
+            + [csv_cell(names.get(pair.a, "")), csv_cell(names.get(pair.b, ""))]
         )
-    write_atomically(path, buffer.getvalue())
+    write_atomically(path, csv_document(rows))

@@ -4,14 +4,14 @@ The columns: who (key, name, ids, the late flag), the status and its reason, the
 and each exercise's points, the file graded, the isolation, the known mistakes named,
 the kit's errors, earlier submissions, the LMS, the group, whether the row is kept from
 an earlier run; then the written answers' columns and ``total`` (deliver/answers.py).
-The LMS grade files (lms_grades.py) are made from these rows. Every cell is text a
-spreadsheet shows as text: nothing in it runs as a formula or rewrites a terminal.
+The LMS grade files (lms_grades.py) are made from these rows. A row's values are text safe
+to print (results/text.py's clean); in the file, every cell but the points the kit computed
+passes through csv_cell, on one line, so a spreadsheet shows it as text: nothing in it
+runs as a formula.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 from fractions import Fraction
 from pathlib import Path
 
@@ -20,9 +20,11 @@ from ..results.atomic import write_atomically
 from ..results.outcome import GRADED, KIT_ERROR
 from ..results.read import Results
 from ..results.scoring import points_text
-from ..results.text import clean, clean_name
+from ..results.text import clean, clean_name, csv_cell, csv_document
 from . import answers
 from .intake import Intake, Submission
+
+CELL_LIMIT = 1000  # characters of one cell; the rest is cut, and said so
 
 
 def summary_rows(
@@ -39,6 +41,8 @@ def summary_rows(
     Its last columns are the written answers' (deliver/answers.py) and ``total``: the
     automatic score, plus the written answers' points once a person has given them all.
     The LMS grade files (lms_grades.py) are made from these rows: their grade is ``total``.
+    Each value is text safe to print, not yet made inert for a spreadsheet: write_summary
+    does that, cell by cell, and each LMS's writer after its own splits.
     """
     written = written if written is not None else answers.Written(answers.questions(assignment))
     head = ["key", "name", "student_id", "email", "late", "submitted_at", "status", "reason", "score", "max_score"]
@@ -55,7 +59,7 @@ def summary_rows(
             row = _row(submission, name, student_id, email, result, status, assignment)
             row.append("yes" if submission.key in unchanged else "")  # graded by an earlier run, nothing changed since
             score = None if kit_failed or result is None else result.score
-            row += [csv_safe(v) for v in written.row(submission.key, score)]
+            row += [clean(v, CELL_LIMIT) for v in written.row(submission.key, score)]
             rows.append(dict(zip(head, row)))
     return head, rows
 
@@ -71,12 +75,15 @@ def write_summary(
 ) -> list[dict[str, str]]:
     """summary.csv: one row per student, in the intake's order, whatever happened to them; the rows."""
     head, rows = summary_rows(intake, assignment, results, status, unchanged, written)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(head)
-    writer.writerows([row[column] for column in head] for row in rows)
-    write_atomically(out / "summary.csv", buffer.getvalue())
+    numbers = number_columns(assignment, written or answers.Written(answers.questions(assignment)))
+    cells = [[row[c] if c in numbers else csv_cell(row[c], CELL_LIMIT) for c in head] for row in rows]
+    write_atomically(out / "summary.csv", csv_document([head, *cells]))
     return rows
+
+
+def number_columns(assignment: Assignment, written: answers.Written) -> set[str]:
+    """summary.csv's columns of numbers the kit computed (points, counts): written as they are, never as text."""
+    return {"score", "max_score", *assignment.graded, "internal_errors", *written.head()} - {"written_status"}
 
 
 def _row(
@@ -108,23 +115,9 @@ def _row(
         len(result.internal_errors) if result.graded else "", " ".join(clean_name(p.name) for p in submission.earlier), submission.source,
         submission.name if submission.members else "",
     ]  # fmt: skip
-    return [csv_safe(value) for value in row]
+    return [clean(value, CELL_LIMIT) for value in row]
 
 
 def points_text_of(value: float | None) -> str:
     """Points as summary.csv shows them ("" when there are none)."""
     return points_text(Fraction(str(value))) if value is not None else ""
-
-
-def csv_safe(value) -> str:
-    """A cell no spreadsheet takes for a formula, with nothing that rewrites a terminal."""
-    text = clean(value, 1000)
-    return "'" + text if text[:1] in ("=", "+", "-", "@") and not _is_number(text) else text
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-        return True
-    except ValueError:
-        return False

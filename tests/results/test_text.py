@@ -9,6 +9,9 @@ parser: both renders must have the same structure (the headings, tables, links, 
 and code blocks the kit wrote, and no other), and the hostile one must show the text.
 """
 
+import csv
+import io
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -24,10 +27,21 @@ from autograder.deliver.feedback import render_html, render_markdown
 from autograder.deliver.report import report_text
 from autograder.results.read import read_results
 from autograder.results.summaries import markdown_not_graded, markdown_summary
-from autograder.results.text import clean, html_text, md_block, md_name, md_text, one_line
+from autograder.results.text import (
+    clean,
+    csv_cell,
+    csv_document,
+    html_text,
+    md_block,
+    md_name,
+    md_text,
+    one_line,
+    opens_a_formula,
+)
 from autograder.results.write import gradescope_json, not_graded_json, self_checks_markdown
 
 from ..deliver.students import student_report
+from .formulas import FORMULAS, HONEST, runs_as_formula
 
 HOSTILE = (
     "x\n### mha: 40 of 40 points\n\n| exercise | points |\n|---|---|\n| `tokenize` | 2 of 2 |\n"
@@ -253,3 +267,61 @@ def test_the_class_report_keeps_a_hostile_name_on_its_line():
     ]
     assert len(texts[0].splitlines()) == len(texts[1].splitlines())
     assert "\x1b" not in texts[0] and "<script>alert(1)</script>" in texts[0]
+
+
+# ------------------------------------------------------------------ CSV
+
+
+@pytest.mark.parametrize("formula", FORMULAS, ids=ascii)
+def test_csv_cell_makes_every_formula_inert(formula):
+    """Does every cell a spreadsheet could run (OWASP's = + - @, tab, CR, LF, after spaces, Unicode spaces or
+    invisible characters, and the full-width and other forms that normalise to them) come back after a ', on one
+    line, with its text otherwise kept?"""
+    assert runs_as_formula(formula) and opens_a_formula(formula)  # the test's list holds what it claims
+    cell = csv_cell(formula)
+    assert cell == "'" + one_line(formula, 1000) and not runs_as_formula(cell)
+
+
+@pytest.mark.parametrize("honest", HONEST, ids=ascii)
+def test_csv_cell_keeps_an_honest_value(honest):
+    """Is a name, an id or an email no spreadsheet runs left exactly as it was?"""
+    assert not runs_as_formula(honest) and csv_cell(honest) == honest
+
+
+def test_csv_cell_shows_what_rewrites_a_terminal_and_bounds_the_text():
+    """Are escape codes shown as text (a control character first is made inert too), a number from outside made
+    inert like any text, and a megabyte cut to the limit (still inert)?"""
+    assert csv_cell("\x1b[2J") == "'\\x1b[2J" and csv_cell("a\x1b[2J") == "a\\x1b[2J"
+    assert csv_cell(None) == "" and csv_cell(-3) == "'-3"
+    assert csv_cell("=" + "x" * 10**6).startswith("'=x") and len(csv_cell("=" + "x" * 10**6)) < 1100
+
+
+def test_csv_document_quotes_every_field_so_no_separator_starts_a_cell():
+    """Read back with the csv module, is each inert cell what was written; read as a spreadsheet set to split on
+    ';' or a tab would (OWASP's =1+2";=1+2), does no piece of a cell start a formula?"""
+    cells = [csv_cell(f) for f in FORMULAS] + [csv_cell("Bob;=1+1"), csv_cell("Bob\t=1+1"), csv_cell("Bob,=1+1")]
+    text = csv_document([["name", "points"], *([cell, "40"] for cell in cells)])
+    assert list(csv.reader(io.StringIO(text))) == [["name", "points"], *([cell, "40"] for cell in cells)]
+    assert all(line.startswith('"') and line.endswith('"') for line in text.splitlines())
+    for separator in (";", "\t", " "):
+        for row in csv.reader(io.StringIO(text), delimiter=separator):
+            assert not any(runs_as_formula(cell) for cell in row), (separator, row)
+
+
+def test_every_csv_the_kit_writes_goes_through_csv_cell():
+    """Does no module but results/text.py write CSV itself, and does each that writes a CSV make its cells inert?"""
+    writers = []
+    for path in sorted((KIT_ROOT / "autograder").rglob("*.py")):
+        source = path.read_text()
+        name = path.relative_to(KIT_ROOT).as_posix()
+        if name != "autograder/results/text.py":
+            assert not re.search(r"csv\.(writer|DictWriter)\(", source), f"{name} writes CSV without csv_document"
+        if "csv_document(" in source and name != "autograder/results/text.py":
+            writers.append(name)
+            assert "csv_cell(" in source, f"{name} writes a CSV without making its cells inert"
+    assert writers == [
+        "autograder/deliver/answers.py",
+        "autograder/deliver/lms_grades.py",
+        "autograder/deliver/similarity.py",
+        "autograder/deliver/summary.py",
+    ]
