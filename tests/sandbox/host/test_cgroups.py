@@ -369,3 +369,69 @@ def test_a_real_job_holds_its_forks_and_kill_all_ends_them(monkeypatch):
         hierarchy.close()
     assert os.waitstatus_to_exitcode(status) == -signal.SIGKILL
     assert not any(folder.exists() for folder in job.folders())
+
+
+def test_the_real_kernel_lets_a_grader_alone_in_its_cgroup_delegate_and_one_that_shares_it_not(monkeypatch):
+    """On this machine's real cgroup2 hierarchy, with hugetlb (a domain controller, the one it offers here; memory and
+    pids are held by v1) standing in for memory and pids: does a grader alone in a fresh cgroup move into a leaf of it,
+    the kernel then letting that cgroup delegate, and give it back on close; and does one whose child shares its
+    cgroup put its jobs beside it instead, as the kernel's no-internal-processes rule requires?"""
+    top = next((m.path for m in cgroups.mounts() if m.version == 2), None)
+    if os.geteuid() != 0 or top is None or "hugetlb" not in cgroups._controllers(top, "cgroup.controllers"):
+        pytest.skip("needs root and a cgroup2 hierarchy that offers hugetlb")
+    monkeypatch.setattr(cgroups, "NEEDED", frozenset({"hugetlb"}))
+    monkeypatch.setattr(cgroups, "WANTED_V2", ("hugetlb",))
+    had = "hugetlb" in cgroups._controllers(top, "cgroup.subtree_control")
+    base = top / f"autograder-test-{os.getpid()}"
+    base.mkdir()
+    cgroups._enable(top, {"hugetlb"})
+    try:
+        assert _in_a_child(lambda: _arranged(top, base, share=False)) == f"{base}/autograder-PID moved: restored"
+        assert _in_a_child(lambda: _arranged(top, base, share=True)) == f"{top}/autograder-PID beside: restored"
+    finally:
+        base.rmdir()
+        if not had:
+            cgroups._write(top / "cgroup.subtree_control", "-hugetlb")
+
+
+def _arranged(top: Path, base: Path, share: bool) -> str:
+    """In a forked child: join base (with a sleeping child of its own, if share), arrange, make a job, close; in words."""
+    pid = os.getpid()
+    (base / "cgroup.procs").write_text(str(pid))
+    sharer = os.fork() if share else -1
+    if sharer == 0:
+        signal.pause()
+    try:
+        hierarchy, said = cgroups.arrange_v2(top, base, pid)
+        assert hierarchy is not None and said == "cgroup v2 (hugetlb)", said
+        job = hierarchy.job(f"{pid}-0", LIMITS)
+        job.remove()
+        how = "moved" if hierarchy.moved_from == base else "beside"
+        parent = str(hierarchy.parents[""]).replace(str(pid), "PID")
+        hierarchy.close()
+        back = (base / "cgroup.procs").read_text().split().count(str(pid)) == 1 and not hierarchy.parents[""].exists()
+        return f"{parent} {how}: {'restored' if back else 'not restored'}"
+    finally:
+        if sharer > 0:
+            os.kill(sharer, signal.SIGKILL)
+            os.waitpid(sharer, 0)
+        (top / "cgroup.procs").write_text(str(pid))  # out of base, which the test removes
+
+
+def _in_a_child(work) -> str:
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.write(write, str(work()).encode())
+        except BaseException as error:
+            os.write(write, f"{type(error).__name__}: {error}".encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    answer = b""
+    while chunk := os.read(read, 4096):
+        answer += chunk
+    os.close(read)
+    os.waitpid(pid, 0)
+    return answer.decode()
