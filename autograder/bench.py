@@ -1,6 +1,6 @@
 """Measure grading: what a submission costs, against a bare `import torch` and nbgrader, on this machine.
 
-    python -m autograder bench [--n 24] [--jobs 2] [--scaling 240]
+    python -m autograder bench [--n 24] [--jobs 2] [--scaling 240] [--device cuda [--devices-only]]
 
 In one run, each command in a fresh process tree (its CPU time from the rusage of its
 waited-for descendants, its peak memory from a memory cgroup where this machine has
@@ -18,6 +18,10 @@ one, else from the largest process):
   comparison: the least any grader could spend on a submission as fast as the reference;
   the marginal cost less this is the kit's own overhead;
 * with --scaling M: grade-all of a class of M with 1, 2, 4, ... jobs up to the CPUs here;
+* with --device cuda: grade-all of classes of N and of M (else 2N) with --jobs, on the CPU and
+  on the GPU in turn: seconds and bare imports per submission on each, and the GPU memory
+  each concurrent grading takes (the device's peak over its use before, per job, sampled
+  through NVML); --devices-only measures nothing else;
 * what grade-all's view of the class adds (notes, clusters.json, similarity.csv,
   report.html: deliver/insight.py), run again alone on the largest class graded with
   --jobs (M, else 2N), with as many jobs: its wall time and core-seconds, and their
@@ -37,6 +41,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +53,7 @@ from .author.release import nbgrader_env
 from .author.samples import sample_notebook
 from .deliver.class_folder import read_class
 from .deliver.intake import read_intake
+from .errors import KitError
 from .grade.engine import rehearse, visible_probes
 from .grade.mistakes import catalogue
 from .grade.plan import collect
@@ -55,6 +61,7 @@ from .grade.reference import Reference
 from .grade.threads import single_threaded
 from .public.probing import run_probe
 from .sandbox.host.cgroups import v1_folders
+from .sandbox.host.gpu import missing
 
 
 def make_class(assignment, n: int, folder: Path) -> list[Path]:
@@ -164,7 +171,7 @@ def checks_own_work(assignment, repeats: int = 5) -> dict[str, float]:
     return {name: statistics.median(times) for name, times in rounds.items()}
 
 
-def run_grade_all(folder: Path, out: Path, jobs: int, label: str) -> Run:
+def run_grade_all(folder: Path, out: Path, jobs: int, label: str, device: str = "cpu") -> Run:
     command = [
         sys.executable,
         "-m",
@@ -179,8 +186,48 @@ def run_grade_all(folder: Path, out: Path, jobs: int, label: str) -> Run:
         str(jobs),
         "--quiet",
         "--force",
+        "--device",
+        device,
     ]
     return measure(label, command, cwd=KIT_ROOT)
+
+
+@dataclass
+class DeviceRun:
+    device: str
+    size: int
+    run: Run
+    gpu_mib: float | None  # peak GPU memory over the GPU's use before, per concurrent grading (None on the CPU)
+
+
+def on_devices(assignment, sizes: list[int], jobs: int, work: Path) -> list[DeviceRun]:
+    """grade-all of classes of these sizes with jobs, on the CPU and on the GPU in turn, the GPU's memory sampled."""
+    from .sandbox.host.gpu import GpuWatch  # here: NVML, only where the GPU is measured
+
+    watch = GpuWatch()
+    found = []
+    for size in sizes:
+        folder = work / f"devices-{size}"
+        make_class(assignment, size, folder)
+        for device in ("cpu", "cuda"):
+            idle = watch.device_memory()[0]
+            peak = [idle]
+            stop = threading.Event()
+            sampler = threading.Thread(target=_sample_gpu, args=(watch, peak, stop), daemon=True)
+            sampler.start()
+            try:
+                run = run_grade_all(folder, work / f"out-{device}-{size}", jobs, f"{size} on {device}", device)
+            finally:
+                stop.set()
+                sampler.join()
+            per = (peak[0] - idle) / 2**20 / min(jobs, size) if device == "cuda" else None
+            found.append(DeviceRun(device, size, run, per))
+    return found
+
+
+def _sample_gpu(watch, peak: list[int], stop: threading.Event) -> None:
+    while not stop.wait(0.05):
+        peak[0] = max(peak[0], watch.device_memory()[0])
 
 
 def insight_cost(folder: Path, out: Path, jobs: int) -> dict[str, float]:
@@ -247,10 +294,26 @@ def agreement(out: Path, course: Path, assignment, names: list[str]) -> str:
     return f"{same} of {len(names)}"
 
 
-def bench(n: int = 24, jobs: int = 2, scaling: int = 0, keep: Path | None = None) -> dict:
+def bench(
+    n: int = 24,
+    jobs: int = 2,
+    scaling: int = 0,
+    keep: Path | None = None,
+    device: str = "cpu",
+    devices_only: bool = False,
+) -> dict:
     assignment = assignments.get("mha")
     work = Path(tempfile.mkdtemp(prefix="autograder-bench-"))
     try:
+        if device != "cpu":  # the GPU beside the CPU: classes of n and of scaling (else 2n) with jobs
+            absent = missing()
+            if absent is not None:
+                raise KitError(f"bench --device {device}: {absent}")
+            sizes = [n, scaling or 2 * n]
+            devices: dict = {"n": n, "jobs": jobs, "cpus": os.cpu_count(), "baseline": bare_import()}
+            devices["devices"] = on_devices(assignment, sizes, jobs, work)
+            if devices_only:
+                return devices
         paths = make_class(assignment, 2 * n, work / "double")
         single = work / "class"
         single.mkdir()
@@ -284,6 +347,8 @@ def bench(n: int = 24, jobs: int = 2, scaling: int = 0, keep: Path | None = None
             "scaling": runs,
             "insight": {"size": 2 * n, "run": large, **insight_cost(work / "double", work / "out-double", jobs)},
         }
+        if device != "cpu":
+            figures["devices"] = devices["devices"]
         if scaling:
             folder = work / "scaling"
             list(make_class(assignment, scaling, folder))
@@ -304,6 +369,21 @@ def bench(n: int = 24, jobs: int = 2, scaling: int = 0, keep: Path | None = None
         shutil.rmtree(work, ignore_errors=True)
 
 
+def print_devices(runs: list[DeviceRun], unit: float, jobs: int) -> None:
+    """The GPU beside the CPU: per class, each device's wall time, per submission, and GPU memory per grading."""
+    print(f"on the CPU and on the GPU, grade-all with {jobs} jobs:")
+    print(
+        f"{'class':>6} {'device':>7} {'wall s':>8} {'s/submission':>13} {'bare imports/submission':>24} {'GPU MiB/grading':>16}"
+    )
+    for found in runs:
+        per = found.run.wall / found.size
+        gpu = f"{found.gpu_mib:16.0f}" if found.gpu_mib is not None else f"{'':>16}"
+        print(f"{found.size:6d} {found.device:>7} {found.run.wall:8.2f} {per:13.3f} {per / unit:24.4f} {gpu}")
+    for size in dict.fromkeys(r.size for r in runs):
+        cpu, cuda = (next(r.run.wall for r in runs if r.size == size and r.device == d) for d in ("cpu", "cuda"))
+        print(f"  class of {size}: the GPU takes {cuda / cpu:.2f} times the CPU's wall time")
+
+
 def print_figures(figures: dict) -> None:
     base = figures["baseline"]
     unit = base.wall
@@ -312,6 +392,11 @@ def print_figures(figures: dict) -> None:
         f"On {figures['cpus']} CPUs; a bare `import torch` takes {base.wall:.2f} s ({base.cpu:.2f} core-s): 1 bare import."
     )
     print()
+    if "devices" in figures:
+        print_devices(figures["devices"], unit, jobs)
+        print()
+        if "one" not in figures:  # --devices-only
+            return
     print(f"{'':34} {'wall s':>8} {'bare imports':>13} {'core-s':>8} {'peak MiB':>9}")
     rows = [
         ("bare import torch", base.wall, base.cpu, base.peak_mib),

@@ -83,6 +83,7 @@ def cmd_grade(args) -> int:
         return outcome.exit_code
     print(summary_text(report))
     print(f"isolation: {report.isolation['tier']} ({report.isolation['limits']})")
+    print(f"device: {report.device}" + (f" ({clean(report.device_why)})" if report.device_why else ""))
     print(f"wrote {out / 'results.json'} and {out / 'junit.xml'}")
     _append(args.markdown, markdown_summary(report))
     for check in report.internal_errors():
@@ -140,7 +141,9 @@ def cmd_cluster_to_mistake(args) -> int:
 def cmd_bench(args) -> int:
     from .bench import bench, print_figures  # here: the benchmark's machinery, for bench only
 
-    print_figures(bench(n=args.n, jobs=args.jobs, scaling=args.scaling, keep=Path(args.keep) if args.keep else None))
+    keep = Path(args.keep) if args.keep else None
+    figures = bench(args.n, args.jobs, args.scaling, keep, device=args.device, devices_only=args.devices_only)
+    print_figures(figures)
     return 0
 
 
@@ -194,7 +197,7 @@ def cmd_demo(args) -> int:
 def cmd_doctor(args) -> int:
     from .doctor import doctor  # here: the sandbox's probes of the host, for doctor only
 
-    return doctor(GradingConfig.from_arguments(args))
+    return doctor(GradingConfig.from_arguments(args), jobs=args.jobs)
 
 
 def main(argv=None) -> int:
@@ -321,6 +324,16 @@ def main(argv=None) -> int:
         help="also grade a class of N with 1, 2, 4, ... jobs up to the CPUs here, and print the table",
     )
     bench_command.add_argument("--keep", help="copy the benchmark's folders (class, course, results) here")
+    bench_command.add_argument(
+        "--device",
+        choices=["cpu", "cuda"],
+        default="cpu",
+        help="cuda: also grade classes of N and of --scaling's size (else 2N) on the GPU beside the CPU, with the "
+        "GPU memory each concurrent grading takes (default cpu)",
+    )
+    bench_command.add_argument(
+        "--devices-only", action="store_true", help="with --device cuda: only the bare import and that table"
+    )
     bench_command.set_defaults(run=cmd_bench)
 
     collect_command = commands.add_parser(
@@ -376,9 +389,10 @@ def main(argv=None) -> int:
 
     doctor_command = commands.add_parser(
         "doctor",
-        help="check this host before a course: the isolation tier it gives and why, the GPU, nbgrader",
-        description="Check this host: which isolation tier grading gets here and why, whether the GPU path works, whether nbgrader's kernel can import the kit.",
+        help="check this host before a course: the cgroups and isolation tier it gives and why, the GPU, nbgrader",
+        description="Check this host: where the job cgroups go and how, which isolation tier grading gets here and why, whether CUDA can be isolated on its GPU (with --device cuda: the same verdicts there as on the CPU), whether nbgrader's kernel can import the kit.",
     )
+    _jobs_arg(doctor_command, "gradings at once when it compares the GPU's verdicts with the CPU's")
     GradingConfig.add_arguments(doctor_command)
     doctor_command.set_defaults(run=cmd_doctor)
 

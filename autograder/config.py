@@ -8,9 +8,6 @@ The grade commands (``grade``, ``grade-all``), the plain-pytest route
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
@@ -28,7 +25,8 @@ def option(default, help: str, **argparse_options):
 class GradingConfig:
     device: str = option(
         "cpu",
-        "where the student's code runs: cpu, cuda or auto (cuda when a GPU is there)",
+        "where the student's code runs: cpu, cuda or auto (cuda where a GPU is there and CUDA can be isolated, "
+        "else the CPU, saying why)",
         choices=["cpu", "cuda", "auto"],
     )
     timeout: float = option(10.0, "CPU seconds the student's code may use per exercise (and to load)", type=float)
@@ -51,6 +49,9 @@ class GradingConfig:
         "where no isolation tier works, grade in a plain separate process instead of refusing (NOT isolated)",
         action="store_true",
     )
+    gpu_memory: float = option(
+        2.0, "GiB of GPU memory the student's code may hold on a GPU, its CUDA context included", type=float
+    )
 
     def limits(self):
         return StudentLimits(
@@ -58,17 +59,8 @@ class GradingConfig:
             wall_factor=self.wall_factor,
             memory_bytes=int(self.memory * GiB),
             processes=self.processes,
+            gpu_memory_bytes=int(self.gpu_memory * GiB),
         )
-
-    def resolved_device(self) -> str:
-        """'auto' means cuda when PyTorch sees a GPU, asked without starting CUDA in this process."""
-        if self.device != "auto":
-            return self.device
-        done = subprocess.run(
-            [sys.executable, "-c", "import torch; print(torch.cuda.is_available())"],
-            capture_output=True, text=True, env={**os.environ, "PYTORCH_NVML_BASED_CUDA_CHECK": "1"},
-        )  # fmt: skip
-        return "cuda" if done.stdout.strip() == "True" else "cpu"
 
     def with_options(self, **changes) -> GradingConfig:
         return replace(self, **changes)

@@ -1,10 +1,13 @@
 """Check a host before a course: ``python -m autograder doctor``.
 
-It says which isolation tier grading gets here and why the stronger ones do not work,
-what bounds memory and processes, whether a GPU is there (and, with --device cuda,
-whether the reference grades on it), whether the kernel nbgrader runs can import the
-kit, and it grades each assignment's reference through the sandbox: anything short of
-full marks means this host cannot grade. It also computes the reference's outputs once
+It says where the job cgroups go and what the grader did to have them (cgroups.arrange),
+which isolation tier grading gets here and why the stronger ones do not work, what
+bounds memory and processes, whether a GPU is there and CUDA can be isolated on it,
+whether the kernel nbgrader runs can import the kit, and it grades each assignment's
+reference through the sandbox: anything short of full marks means this host cannot
+grade. On the GPU (--device cuda, or auto where it chooses CUDA) it also grades the
+reference, the correct samples and every known mistake on the CPU and on the GPU, with
+PyTorch's exact and fast kernels, and prints any verdict that differs (grade/devices.py). It also computes the reference's outputs once
 (the cache every later grading reads), which is why Gradescope's setup.sh runs it. It
 warns of copies of the solutions that other users can read (in the uid tier, so can a
 student's code).
@@ -27,17 +30,20 @@ from pathlib import Path
 from . import KIT_ROOT, __version__, assignments
 from .config import GradingConfig
 from .errors import KitError
+from .grade import devices
 from .grade.deciding import kit_digest
 from .grade.engine import Grader
 from .public import trees
-from .sandbox.host import tiers
+from .sandbox.host import cgroups, gpu, tiers
 from .sandbox.host.client import Zygote
 
 
-def doctor(config: GradingConfig) -> int:
+def doctor(config: GradingConfig, jobs: int = 0) -> int:
     problems = 0
     print(f"Python {platform.python_version()} on {platform.system()} {platform.release()} ({platform.machine()}), "
           f"{'root' if os.geteuid() == 0 else 'an ordinary user (uid ' + str(os.geteuid()) + ')'}")  # fmt: skip
+    hierarchy, found = cgroups.arrange()  # before any child, as a grader does
+    print("\nJob cgroups:", f"{hierarchy.how}: {found}" if hierarchy is not None else f"none: {found}")
     print("\nIsolation tiers, strongest first:")
     zygote = Zygote(torch=False)
     try:
@@ -45,15 +51,14 @@ def doctor(config: GradingConfig) -> int:
             if tier == "userns" and os.geteuid() == 0:
                 print(f"  {tier:9} not for root (as root, hardened or uid isolate instead)")
                 continue
-            isolation, reason = tiers.attempt(zygote, tier)
+            isolation, reason = tiers.attempt(zygote, tier, "cpu", None, hierarchy, found)
             if isolation is not None:
                 print(f"  {tier:9} works: {isolation.limits}")
                 isolation.close()
             else:
                 print(f"  {tier:9} does not work here: {reason}")
-        chosen = None
         try:
-            chosen = tiers.choose(zygote, config.isolation, config.allow_unsandboxed, "cpu")
+            chosen = tiers.choose(zygote, config.isolation, config.allow_unsandboxed, "cpu", None, hierarchy, found)
             print(f"\nGrading here uses: {chosen.describe()}")
             if chosen.why:
                 print(f"  ({chosen.why})")
@@ -61,37 +66,69 @@ def doctor(config: GradingConfig) -> int:
         except KitError as error:
             problems += 1
             print(f"\nGrading here: refused. {error}")
+        gpu_words, gpu_problem = _gpu(zygote, config, hierarchy, found)
+        problems += gpu_problem
     finally:
         zygote.close()
+        if hierarchy is not None:
+            hierarchy.close()
     print(_readable_copies_text())
-    print("\nGPU:", _gpu())
+    print("\nGPU:", gpu_words)
     print("nbgrader:", _nbgrader_kernel())
     if problems:
         return 1
     print()
+    on_gpu = False
     for assignment in assignments.discover().values():
         try:
             with Grader(assignment, config) as grader:
                 grader.check_host()
+                on_gpu = on_gpu or grader.device.startswith("cuda")
+            why = f" ({grader.device_why})" if grader.device_why else ""
             print(
-                f"{assignment.name}: the reference gets full marks through the sandbox on {grader.device}; its outputs are cached"
+                f"{assignment.name}: the reference gets full marks through the sandbox on {grader.device}{why}; its outputs are cached"
             )
         except KitError as error:
             problems += 1
             print(f"{assignment.name}: cannot grade here: {error}")
+    if on_gpu and not problems:
+        problems += _compare_devices(config, jobs)
     print("\nready to grade" if not problems else "\nnot ready: see above")
     return 1 if problems else 0
 
 
-def _gpu() -> str:
-    done = subprocess.run(
-        [sys.executable, "-c", "import torch; print(torch.cuda.is_available(), torch.cuda.device_count(), torch.version.cuda)"],
-        capture_output=True, text=True, env={**os.environ, "PYTORCH_NVML_BASED_CUDA_CHECK": "1"},
-    )  # fmt: skip
-    available, count, cuda = (done.stdout.split() + ["?", "?", "?"])[:3]
-    if available == "True":
-        return f"{count} CUDA device(s), PyTorch built for CUDA {cuda}: grade on it with --device cuda (or auto)"
-    return f"none that PyTorch sees (its build: CUDA {cuda}); grading runs on the CPU"
+def _gpu(zygote: Zygote, config: GradingConfig, hierarchy, found: str) -> tuple[str, int]:
+    """What the GPU path is here, in words, and 1 where --device cuda was asked and cannot be had."""
+    absent = gpu.missing()
+    asked = config.device != "cpu"
+    if absent is not None:
+        refused = config.device.startswith("cuda")
+        return f"{absent}; grading runs on the CPU" + (" (--device cuda is refused)" if refused else ""), int(refused)
+    try:
+        chosen = tiers.choose(zygote, config.isolation, config.allow_unsandboxed, "cuda", None, hierarchy, found)
+    except KitError as error:
+        refused = config.device.startswith("cuda")
+        fallback = "--device cuda is refused" if refused else "--device auto grades on the CPU"
+        return f"a GPU is here, but CUDA cannot be isolated: {error}\n  ({fallback})", int(refused)
+    chosen.close()
+    hint = "" if asked else "; grade on it with --device cuda (or auto)"
+    return f"CUDA is isolated here in the {chosen.tier} tier ({chosen.limits}){hint}", 0
+
+
+def _compare_devices(config: GradingConfig, jobs: int) -> int:
+    """The verdicts on the GPU against the CPU's, for every assignment (grade/devices.py): 1 where any differ."""
+    print("\nThe same verdicts on the GPU as on the CPU (the reference, correct samples, every known mistake):")
+    differing = 0
+    for assignment in assignments.discover().values():
+        started = time.monotonic()
+        lines, count = devices.compare(assignment, config, jobs)
+        took = time.monotonic() - started
+        print(f"  {assignment.name}: {count} samples in {len(devices.SETTINGS)} settings, {took:.0f} s: "
+              + ("the same points everywhere" if not lines else f"{len(lines)} disagreement(s):"))  # fmt: skip
+        for line in lines:
+            print(f"    {line}")
+        differing += bool(lines)
+    return int(differing > 0)
 
 
 def _nbgrader_kernel() -> str:

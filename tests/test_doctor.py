@@ -6,6 +6,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -105,21 +106,40 @@ def test_a_kernel_that_cannot_grade_is_named_with_the_fix(monkeypatch, kernelspe
         assert "(/venv/bin/python)" in line
 
 
-@pytest.mark.parametrize(
-    "printed, says",
-    [
-        ("True 2 12.1\n", "2 CUDA device(s), PyTorch built for CUDA 12.1: grade on it with --device cuda (or auto)"),
-        ("False 0 None\n", "none that PyTorch sees (its build: CUDA None); grading runs on the CPU"),
-        ("", "none that PyTorch sees (its build: CUDA ?); grading runs on the CPU"),
-    ],
-    ids=["a GPU", "none", "no answer"],
-)
-def test_the_gpu_line_says_what_pytorch_sees(monkeypatch, printed, says):
-    """Does doctor's GPU line give the devices and CUDA build PyTorch reports, and the CPU when it reports none?"""
-    monkeypatch.setattr(
-        doctor.subprocess, "run", lambda command, **options: subprocess.CompletedProcess(command, 0, printed, "")
+class Tiers:
+    """tiers.choose stood in for: CUDA isolated in the hardened tier, or refused with a reason."""
+
+    def __init__(self, refusal: str = ""):
+        self.refusal, self.devices = refusal, []
+
+    def choose(self, zygote, isolation, allow, device, secrets, hierarchy, found):
+        self.devices.append(device)
+        if self.refusal:
+            raise KitError(self.refusal)
+        return SimpleNamespace(tier="hardened", limits="cgroup v2 (memory, pids)", close=lambda: None)
+
+
+@pytest.mark.parametrize("device", ["auto", "cuda"])
+def test_the_gpu_line_says_whether_cuda_can_be_isolated(monkeypatch, device):
+    """Does doctor's GPU line say there is no GPU, or that CUDA is isolated (in which tier), or why it cannot be and
+    what then happens (auto: the CPU; cuda: refused, a problem)?"""
+    config = GradingConfig(device=device)
+    monkeypatch.setattr(doctor.gpu, "missing", lambda: "no NVIDIA GPU here")
+    words, problem = doctor._gpu(None, config, None, "")
+    assert words.startswith("no NVIDIA GPU here; grading runs on the CPU") and problem == (device == "cuda")
+    monkeypatch.setattr(doctor.gpu, "missing", lambda: None)
+    isolated = Tiers()
+    monkeypatch.setattr(doctor.tiers, "choose", isolated.choose)
+    assert doctor._gpu(None, config, None, "") == (
+        "CUDA is isolated here in the hardened tier (cgroup v2 (memory, pids))",
+        0,
     )
-    assert doctor._gpu() == says
+    assert isolated.devices == ["cuda"]
+    monkeypatch.setattr(doctor.tiers, "choose", Tiers("no isolation tier works on this host").choose)
+    words, problem = doctor._gpu(None, config, None, "")
+    assert words.startswith("a GPU is here, but CUDA cannot be isolated: no isolation tier works on this host")
+    assert ("--device cuda is refused" if device == "cuda" else "--device auto grades on the CPU") in words
+    assert problem == (device == "cuda")
 
 
 def test_a_copied_reference_names_its_checkout_to_close():
@@ -206,8 +226,10 @@ class FakeGrader:
     failing: tuple[str, ...] = ()
     graded: list[str] = []
 
+    device = "cpu"
+
     def __init__(self, assignment, config):
-        self.assignment, self.device = assignment, "cpu"
+        self.assignment, self.device_why = assignment, ""
 
     def __enter__(self):
         return self
@@ -229,12 +251,13 @@ def host(monkeypatch):
     monkeypatch.setattr(doctor, "Zygote", FakeZygote)
     monkeypatch.setattr(doctor, "Grader", FakeGrader)
     monkeypatch.setattr(FakeGrader, "graded", [])
+    monkeypatch.setattr(doctor.cgroups, "arrange", lambda: (None, "no writable cgroup hierarchy here"))
     monkeypatch.setattr(
-        tiers, "attempt", lambda zygote, tier: (FakeIsolation(), "") if tier == "uid" else (None, f"{tier}: no")
+        tiers, "attempt", lambda zygote, tier, *rest: (FakeIsolation(), "") if tier == "uid" else (None, f"{tier}: no")
     )
-    monkeypatch.setattr(tiers, "choose", lambda zygote, isolation, allow, device: FakeIsolation())
+    monkeypatch.setattr(tiers, "choose", lambda zygote, isolation, allow, device, *rest: FakeIsolation())
     monkeypatch.setattr(doctor, "_readable_copies_text", lambda: "\nCopies: none")
-    monkeypatch.setattr(doctor, "_gpu", lambda: "none")
+    monkeypatch.setattr(doctor, "_gpu", lambda *arguments: ("none", 0))
     monkeypatch.setattr(doctor, "_nbgrader_kernel", lambda: "this checkout")
     return tiers
 
@@ -244,6 +267,7 @@ def test_a_host_where_every_reference_grades_is_ready(host, capsys):
     assert doctor.doctor(GradingConfig()) == 0
     out = capsys.readouterr().out
     assert "  hardened  does not work here: hardened: no" in out and "  uid       works: memory and processes" in out
+    assert "Job cgroups: none: no writable cgroup hierarchy here" in out
     assert "Grading here uses: uid (a user of its own)\n  (not hardened: no cgroup here)" in out
     assert FakeGrader.graded == assignments.names()
     assert out.rstrip().endswith("ready to grade")
@@ -261,7 +285,7 @@ def test_a_reference_short_of_full_marks_means_not_ready(host, capsys, monkeypat
 def test_a_host_with_no_tier_is_refused_before_grading(host, capsys, monkeypatch):
     """Where no isolation tier works (and unsandboxed is not allowed), does doctor say why and exit 1 without grading?"""
 
-    def refuse(zygote, isolation, allow, device):
+    def refuse(zygote, isolation, allow, device, *rest):
         raise KitError("no isolation tier works here: pass --allow-unsandboxed")
 
     monkeypatch.setattr(host, "choose", refuse)
@@ -306,3 +330,26 @@ def test_doctor_stops_at_its_time_limit(tmp_path):
     """With no time left, does the search stop and say it did not search everything?"""
     (tmp_path / "a").mkdir()
     assert doctor.readable_copies([tmp_path], seconds=-1) == ([], False)
+
+
+def test_on_the_gpu_doctor_compares_the_verdicts_with_the_cpus(host, capsys, monkeypatch):
+    """Where the graders grade on the GPU: does doctor compare every assignment's verdicts there with the CPU's, print
+    each disagreement, and say not ready (exit 1); and compare nothing on the CPU?"""
+    compared = []
+
+    def compare(assignment, config, jobs):
+        compared.append((assignment.name, jobs))
+        return (
+            (["mistake no_scale: attention 0.0 on cpu, exact kernels, 2.0 on cuda, fast kernels"], 90)
+            if assignment.name == "mha"
+            else ([], 40)
+        )
+
+    monkeypatch.setattr(doctor.devices, "compare", compare)
+    assert doctor.doctor(GradingConfig()) == 0 and compared == []
+    monkeypatch.setattr(FakeGrader, "device", "cuda")
+    assert doctor.doctor(GradingConfig(device="cuda"), jobs=3) == 1
+    out = capsys.readouterr().out
+    assert compared == [(name, 3) for name in assignments.names()]
+    assert "  mha: 90 samples in 3 settings" in out and "1 disagreement(s):\n    mistake no_scale: attention 0.0" in out
+    assert "the same points everywhere" in out and out.rstrip().endswith("not ready: see above")

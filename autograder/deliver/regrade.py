@@ -26,7 +26,7 @@ def grading_digest(assignment: Assignment, config: GradingConfig) -> str:
     """A hash of everything that decides a grade (grade/deciding.py) and the grading options: a change of any of it grades everyone again."""
     options = (
         f"{config.device} {config.timeout} {config.wall_factor} {config.memory} {config.processes} {config.isolation}"
-    )
+    ) + (f" {config.gpu_memory}" if config.device != "cpu" else "")  # GPU memory bounds only a GPU's grading
     return deciding_digest(assignment, options).hexdigest()
 
 

@@ -71,6 +71,8 @@ def grade_students(
 ) -> dict[str, Grading]:
     """Grade each student of todo with a grader prepared once; each one's grading, by key."""
     with Grader(assignment, config, secret_paths=secrets(extra_read=private)) as grader:
+        if grader.device_why:  # --device auto's choice, and why: each student's results.json says it too
+            print(f"device: {grader.device} ({grader.device_why})", file=sys.stderr)
         grader.check_host()  # the reference must get full marks here before any student is graded
         jobs = max(1, min(jobs, len(todo)))
         if jobs == 1:

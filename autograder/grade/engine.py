@@ -35,7 +35,7 @@ from ..public.selfcheck import judge as judge_visible
 from ..results.model import CheckResult, Report, by_check
 from ..results.scoring import summarize
 from ..results.text import clean
-from ..sandbox.host import tiers
+from ..sandbox.host import cgroups, gpu, tiers
 from ..sandbox.host.bounded_copy import copy_submission
 from ..sandbox.host.client import Zygote
 from ..sandbox.host.own_memory import growth_bounded
@@ -51,6 +51,11 @@ from .reference import Reference
 from .reference_process import ReferenceProcess
 from .submission import demo_cell_digests
 from .threads import single_threaded
+
+ON_CPU = (
+    "{name} was graded on the CPU: on the GPU its process met a CUDA error that its own use of GPU memory did not "
+    "cause (a neighbour may have taken the GPU's memory), and the CPU gives the same verdicts"
+)
 
 
 class HostError(KitError):
@@ -193,8 +198,11 @@ class Grader:
         self.assignment = assignment
         self.config = config
         self.limits = config.limits()
-        self.device = config.resolved_device()
-        # The zygote is a fresh interpreter: it starts while the reference and the plan load here.
+        # 1) the device (--device cuda on a host without a GPU is refused here, at once), 2) the job cgroups,
+        # arranged before the grader starts any child (cgroups.arrange), 3) the zygote, a fresh interpreter:
+        # it starts while the reference and the plan load here.
+        self.device, self.device_why = gpu.first_choice(config.device)
+        arranged, found = (hierarchy, "") if hierarchy is not None else cgroups.arrange()
         zygote = Zygote(probes=(str(assignment.probes_path),), torch=assignment.framework == "torch")
         try:
             self.reference = Reference.of(assignment)
@@ -205,20 +213,35 @@ class Grader:
             self.demo_cells = demo_cell_digests(assignment)
             self.mistake_messages = {m.id: m.message for m in catalogue(assignment)}
             self.hidden_summary = hidden_summary(self.plan)
-            isolation = tiers.choose(
-                zygote,
-                config.isolation,
-                config.allow_unsandboxed,
-                self.device,
-                secret_paths or tiers.secrets(),
-                hierarchy,
-            )
+            isolation = self._isolate(zygote, secret_paths or tiers.secrets(), arranged, found)
+            isolation.owns_hierarchy = hierarchy is None  # the cgroups it arranged: given back when it closes
         except BaseException:
             zygote.close()
+            if hierarchy is None and arranged is not None:
+                arranged.close()
             raise
-        self.runtime = Runtime(zygote, isolation)
+        watch = gpu.GpuWatch() if self.device.startswith("cuda") else None
+        self.runtime = Runtime(zygote, isolation, gpu=watch)
         self._host_checked = False
         self.carry_forward_enabled = assignment.carry_forward
+
+    def _isolate(self, zygote: Zygote, secret_paths, hierarchy, found: str) -> Isolation:
+        """The strongest tier for the device; with --device auto, the CPU's where CUDA cannot be isolated here."""
+        config = self.config
+        try:
+            return tiers.choose(
+                zygote, config.isolation, config.allow_unsandboxed, self.device, secret_paths, hierarchy, found
+            )
+        except KitError as error:
+            if config.device != "auto" or self.device == "cpu":
+                raise
+            self.device, self.device_why = (
+                "cpu",
+                f"--device auto graded on the CPU: CUDA cannot be isolated here: {error}",
+            )
+            return tiers.choose(
+                zygote, config.isolation, config.allow_unsandboxed, "cpu", secret_paths, hierarchy, found
+            )
 
     @property
     def isolation(self):
@@ -303,6 +326,7 @@ class Grader:
                 notes=copy_notes + session.notes,
                 isolation=self.isolation.as_dict(),
                 device=self.device,
+                device_why=self.device_why,
                 mistake_messages=self.mistake_messages,
                 hidden_summary=self.hidden_summary,
                 not_started=not_started,
@@ -312,7 +336,7 @@ class Grader:
         report.seconds = round(time.monotonic() - started, 3)
         return report
 
-    def open_session(self, submission: Path, folder: Path) -> tuple[Session, Entry, list[str]]:
+    def open_session(self, submission: Path, folder: Path, device: str = "") -> tuple[Session, Entry, list[str]]:
         """Copy the submission into folder/submission (links never followed, sizes bounded),
         find what it defines, and open the student side for it: (session, entry, what the
         copy left out). The session's process starts when a probe first needs it."""
@@ -322,7 +346,7 @@ class Grader:
             self.runtime,
             entry,
             folder,
-            self.device,
+            device or self.device,
             self.limits,
             self.assignment.graded,
             self.assignment.framework,
@@ -334,7 +358,11 @@ class Grader:
         """Every check's results (error carried forward included), and the graded names whose code still holds its stub."""
         results: list[CheckResult] = []
         for name in self.assignment.graded:
-            results += self._checks_of(session, name, entry)
+            mine = self._checks_of(session, name, entry)
+            if name in session.device_failures:
+                mine = self._on_cpu(submission, name)
+                session.notes.append(ON_CPU.format(name=name))
+            results += mine
         carried = self.carry_forward(results, entry, submission)
         not_started = self._diagnose_all(results, entry, carried)
         for result in results:
@@ -346,10 +374,23 @@ class Grader:
         """The hidden checks of one graded name and (where ``visible``) its visible ones, on a session."""
         calls = self.rehearsal.calls.get(name, [])
         session.prefetch(name, calls)
-        view = StudentView(session, name, self.device, self.rehearsal.sizes)
+        view = StudentView(session, name, session.device, self.rehearsal.sizes)
         fixtures = {"student": view, "reference": self.reference, "submission": entry}
         mine = [run_check(check, fixtures) for check in self.plan if check.name == name]
         return mine + (self._visible_results(name, view) if visible else [])
+
+    def _on_cpu(self, submission: Path, name: str) -> list[CheckResult]:
+        """One graded name's checks again, in a fresh process of the submission on the CPU: where the GPU
+        failed it (a CUDA error its own GPU memory did not cause), the CPU's verdicts are the same."""
+        folder = self.runtime.submission_folder()
+        try:
+            session, copied, _ = self.open_session(submission, folder, device="cpu")
+            try:
+                return self._checks_of(session, name, copied)
+            finally:
+                session.close()
+        finally:
+            trees.remove_tree(folder)
 
     # ---------------------------------------------------------------- error carried forward
 
@@ -386,24 +427,30 @@ class Grader:
     ) -> list[CheckResult]:
         """One graded name's checks in a fresh process of the submission, with ``callees`` standing in as the
         reference (from a process of its own: grade/reference_process.py), which stops answering when the run
-        ends; why it stopped earlier, where it did, goes into ``stopped`` under the name."""
-        folder = self.runtime.submission_folder()
+        ends; why it stopped earlier, where it did, goes into ``stopped`` under the name. Where the GPU failed
+        the run (not the student's doing), it runs again on the CPU."""
+        results: list[CheckResult] = []
         limits = self.limits
-        server = ReferenceProcess(
-            self.reference, callees, limits.memory_bytes, limits.timeout, limits.timeout * limits.wall_factor
-        )
-        try:
-            session, copied, _ = self.open_session(submission, folder)
-            session.carry, session.server = dict(server.kinds), server
+        for device in dict.fromkeys((self.device, "cpu")):  # on the CPU again where the GPU failed it
+            folder = self.runtime.submission_folder()
+            server = ReferenceProcess(
+                self.reference, callees, limits.memory_bytes, limits.timeout, limits.timeout * limits.wall_factor
+            )
             try:
-                return self._checks_of(session, name, copied, visible)
+                session, copied, _ = self.open_session(submission, folder, device)
+                session.carry, session.server = dict(server.kinds), server
+                try:
+                    results = self._checks_of(session, name, copied, visible)
+                    if name not in session.device_failures:
+                        return results
+                finally:
+                    session.close()
             finally:
-                session.close()
-        finally:
-            server.close()
-            trees.remove_tree(folder)
-            if server.stopped is not None:
-                stopped[name] = (callees, server.stopped)
+                server.close()
+                trees.remove_tree(folder)
+                if server.stopped is not None:
+                    stopped[name] = (callees, server.stopped)
+        return results
 
     def _diagnose_all(
         self, results: list[CheckResult], entry: Entry, carried: dict[str, tuple[str, ...]] | None = None
@@ -443,7 +490,7 @@ class Grader:
                 got, error = view.run(check["probe"], check["inputs"]), None
             except StudentError as problem:
                 got, error = {}, str(problem)
-            outcome = judge_visible(stored, got, error, self.device)
+            outcome = judge_visible(stored, got, error, view.device)
             results.append(
                 CheckResult(
                     name,
@@ -467,7 +514,8 @@ class Grader:
             isolation.tier, isolation.limits, isolation.why, isolation.hierarchy, pool, owns_hierarchy=False
         )
         worker = copy.copy(self)
-        worker.runtime = Runtime(self.runtime.zygote.clone(), own)
+        runtime = self.runtime
+        worker.runtime = Runtime(runtime.zygote.clone(), own, gpu=runtime.gpu, kernels=runtime.kernels)
         return worker
 
     def close(self) -> None:

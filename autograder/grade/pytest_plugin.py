@@ -177,7 +177,7 @@ def pytest_terminal_summary(terminalreporter, config):
     not_started = grader._diagnose_all(grading.results, entry, carried)
     report = summarize(
         grader.assignment.points, grading.results, assignment=grader.assignment.name, submission=str(grading.submission),
-        entry=entry.path.name, notes=notes + session.notes, isolation=grader.isolation.as_dict(), device=grader.device,
+        entry=entry.path.name, notes=notes + session.notes, isolation=grader.isolation.as_dict(), device=grader.device, device_why=grader.device_why,
         mistake_messages=grader.mistake_messages, hidden_summary=grader.hidden_summary, not_started=not_started,
     )  # fmt: skip
     terminalreporter.write_sep("=", "points")

@@ -69,6 +69,7 @@ class Report:
     notes: list[str] = field(default_factory=list)  # what loading the submission reported
     isolation: dict = field(default_factory=dict)  # {"tier", "limits", "why"}
     device: str = "cpu"
+    device_why: str = ""  # why this device (--device auto's choice), "" when it was simply the one asked for
     seconds: float = 0.0
     mistake_messages: dict[str, str] = field(default_factory=dict)  # id -> what a student reads
     hidden_summary: dict = field(default_factory=dict)  # name -> {"cases", "titles"}

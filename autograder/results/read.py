@@ -88,6 +88,7 @@ class Results:
     submission: str = ""
     entry: str = ""  # the file (or package) graded, within the submission
     device: str = ""
+    device_why: str = ""  # why that device (--device auto's choice)
     isolation: str = ""
     score: float | None = None
     max_score: float | None = None
@@ -301,6 +302,7 @@ def read_results(results) -> Results:
         submission=line(extra.get("submission")),
         entry=clean(_text(extra.get("entry")), MESSAGE_LIMIT),
         device=line(extra.get("device")),
+        device_why=clean(_text(extra.get("device_why")), MESSAGE_LIMIT),
         isolation=line(tier),
         score=score,
         max_score=max_score,

@@ -142,6 +142,7 @@ def gradescope_json(
             "notes": [clean(note, 1000) for note in report.notes],
             "isolation": report.isolation,
             "device": report.device,
+            "device_why": report.device_why,
             "seconds": round(report.seconds, 3),
             "hidden_summary": report.hidden_summary,
             "internal_errors": internal_errors(report),

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from autograder.author.samples import sample_path
+from autograder.config import GradingConfig
 from autograder.errors import KitError
 from autograder.grade import engine, mistakes
 from autograder.grade.engine import (
@@ -283,3 +284,55 @@ def test_a_grading_past_the_graders_own_memory_bound_is_the_kits_failure_and_the
     assert isinstance(refused.value, KitError)
     monkeypatch.undo()
     assert lost_names(mha_grader.grade(mha.reference_path)) == []
+
+
+def test_the_cgroups_are_arranged_before_the_grader_starts_any_child(mha, monkeypatch):
+    """Is the device chosen, then the job cgroups arranged, before the zygote starts (a child in the grader's cgroup
+    would keep it from delegating), and is --device cuda on a host without a GPU refused before either?"""
+    order = []
+
+    def arrange():
+        order.append("arrange")
+        raise KitError("stop here")
+
+    monkeypatch.setattr(engine.gpu, "first_choice", lambda wanted: order.append("device") or ("cpu", ""))
+    monkeypatch.setattr(engine.cgroups, "arrange", arrange)
+    monkeypatch.setattr(engine, "Zygote", lambda *a, **k: order.append("zygote"))
+    with pytest.raises(KitError, match="stop here"):
+        Grader(mha)
+    assert order == ["device", "arrange"]
+    monkeypatch.undo()
+    monkeypatch.setattr(engine.gpu, "missing", lambda: "no NVIDIA GPU here")
+    monkeypatch.setattr(engine.cgroups, "arrange", lambda: pytest.fail("arranged"))
+    with pytest.raises(KitError, match="^--device cuda: no NVIDIA GPU here"):
+        Grader(mha, GradingConfig(device="cuda"))
+
+
+@pytest.mark.slow
+def test_auto_grades_on_the_cpu_where_cuda_cannot_be_isolated(mha, monkeypatch, tmp_path):
+    """On a host that seems to have a GPU (device nodes, NVML) where CUDA does not start inside the sandbox: does
+    --device auto grade on the CPU in full, saying why in results.json, and --device cuda refuse with that reason?"""
+    from autograder.deliver.one_submission import grade_alone
+    from autograder.results.read import read_results
+    from autograder.results.write import write_outcome
+
+    monkeypatch.setattr(engine.gpu, "missing", lambda: None)
+    outcome, _ = grade_alone(mha.reference_path, "mha", GradingConfig(device="auto"))
+    results = read_results(write_outcome(outcome, tmp_path, "mha"))
+    assert results.device == "cpu" and results.score == results.max_score
+    assert results.device_why.startswith("--device auto graded on the CPU: CUDA cannot be isolated here")
+    assert "CUDA does not start inside the tier" in results.device_why
+    refused, _ = grade_alone(mha.reference_path, "mha", GradingConfig(device="cuda"))
+    assert refused.exit_code == 3 and "CUDA does not start inside the tier" in refused.message
+
+
+@pytest.mark.slow
+def test_an_exercise_the_gpu_fails_is_graded_again_on_the_cpu(mha, mha_grader, monkeypatch):
+    """Where CUDA fails in every student process (as when a neighbour holds the whole GPU; here there is no GPU at
+    all): is each exercise graded again on the CPU, the reference keeping full marks, and do the notes say so?"""
+    monkeypatch.setattr(mha_grader, "device", "cuda")
+    report = mha_grader.grade(mha.reference_path)
+    assert lost_names(report) == []
+    assert [n for n in report.notes if "was graded on the CPU" in n] == [
+        engine.ON_CPU.format(name=name) for name in mha.graded
+    ]

@@ -1,6 +1,6 @@
 """The hostile set, graded and judged: shared by the tests and by runs in other host kinds.
 
-    python -m tests.sandbox.hostile_run OUT.json [--isolation TIER]
+    python -m tests.sandbox.hostile_run OUT.json [--isolation TIER] [--device cuda] [--only NAME ...]
 
 grades every hostile submission in a Grader of its own (in whatever host this process
 runs: a seccomp filter that refuses namespaces, a cgroup-v2-only mount namespace, an
@@ -65,13 +65,14 @@ def make_submission(mha, name: str, folder: Path) -> Path:
 TIERS = ("hardened", "userns", "uid", "process")  # a tier's name in a key names the tier, never a word of limits
 
 
-def expected_losses(name: str, isolation: dict, graded: tuple[str, ...]) -> dict[str, str]:
+def expected_losses(name: str, isolation: dict, graded: tuple[str, ...], device: str = "cpu") -> dict[str, str]:
     """The losses expected on this host. A key of `loses_in` names the host by words, each the tier's
-    name or a word of its limits ("uid", "RLIMIT_AS": memory bounded per process, "uid RLIMIT_AS":
-    both): the key of most words that all hold here decides, the tier's name before a word of its limits."""
+    name, the device graded on ("cuda") or a word of its limits ("uid", "RLIMIT_AS": memory bounded
+    per process, "uid RLIMIT_AS": both): the key of most words that all hold here decides, the tier's
+    name before a word of its limits."""
     expected = EXPECTED[name]
     tier = isolation.get("tier")
-    words = set(re.findall(r"\w+", isolation.get("limits", ""))) - set(TIERS) | {tier}
+    words = set(re.findall(r"\w+", isolation.get("limits", ""))) - set(TIERS) | {tier, device.split(":")[0]}
     holding = [key.split() for key in expected.get("loses_in", {}) if set(key.split()) <= words]
     chosen = max(holding, key=lambda key: (len(key), tier in key), default=None)
     losses = expected["loses_in"][" ".join(chosen)] if chosen else expected["loses"]
@@ -81,7 +82,7 @@ def expected_losses(name: str, isolation: dict, graded: tuple[str, ...]) -> dict
 def judge(name: str, lost: list[str], report, results_path: Path | None) -> list[str]:
     """What is wrong with one hostile grading (an empty list when all is as expected)."""
     expected = EXPECTED[name]
-    losses = expected_losses(name, report.isolation, report.order)
+    losses = expected_losses(name, report.isolation, report.order, report.device)
     problems = []
     if sorted(lost) != sorted(losses):
         problems.append(f"lost {lost}, expected {sorted(losses)}")
@@ -193,14 +194,15 @@ def main(argv=None) -> int:
     parser.add_argument("out")
     parser.add_argument("--isolation", default="auto")
     parser.add_argument("--only", nargs="*")
+    parser.add_argument("--device", default="cpu")
     args = parser.parse_args(argv)
     mha = assignments.get("mha")
     before = kit_files()
     report_of = {}
     work = Path(args.out).with_suffix(".work")
     shutil.rmtree(work, ignore_errors=True)
-    with Grader(mha, GradingConfig(**CONFIG, isolation=args.isolation)) as grader:
-        tier = grader.isolation.as_dict()
+    with Grader(mha, GradingConfig(**CONFIG, isolation=args.isolation, device=args.device)) as grader:
+        tier = {**grader.isolation.as_dict(), "device": grader.device}
         for name in args.only or sorted(EXPECTED):
             folder = work / name.replace("/", "_")
             folder.mkdir(parents=True)

@@ -73,3 +73,14 @@ def test_results_are_written_by_the_grader_only(grader, mha, tmp_path):
     assert json.loads(path.read_text())["score"] == pytest.approx(float(report.score))
     assert sorted(os.listdir(out)) == ["junit.xml", "results.json"]
     assert KIT_ROOT.joinpath("out", "results.json").exists() is False
+
+
+def test_the_gpu_hog_loses_its_exercise_on_a_gpu_only():
+    """Is the GPU hog expected to lose Embeddings, for its GPU memory, where it is graded on the GPU, and nothing on the
+    CPU, in any tier?"""
+    graded = ("Embeddings",)
+    hardened = {"tier": "hardened", "limits": "cgroup v2 (memory, pids)"}
+    assert hostile_run.expected_losses("gpu_hog.py", hardened, graded, "cuda") == {"Embeddings": "of GPU memory"}
+    assert hostile_run.expected_losses("gpu_hog.py", hardened, graded, "cuda:0") == {"Embeddings": "of GPU memory"}
+    assert hostile_run.expected_losses("gpu_hog.py", hardened, graded) == {}
+    assert hostile_run.expected_losses("gpu_hog.py", {"tier": "uid", "limits": "RLIMIT_AS"}, graded, "cpu") == {}

@@ -35,14 +35,31 @@ def quiet() -> None:
     os.close(devnull)
 
 
-def configure_torch(device: str) -> None:
+CONTEXT_ALLOWANCE = 1 << 30  # GPU memory a CUDA context (and what else the allocator does not count) may take
+
+
+def configure_torch(device: str, kernels: str = "exact", gpu_memory_bytes: int | None = None) -> None:
+    """One thread; on a GPU, CUDA started here (never in the zygote), PyTorch's kernels as asked, and its
+    allocator capped within the student's GPU memory (a first line only: the grader's watch keeps the bound).
+
+    kernels "exact": full float32 matmuls (no TF32) and attention's math kernel only, as the tolerances assume;
+    "fast": TF32 matmuls and the flash and memory-efficient attention kernels, a student's default PyTorch on a GPU
+    (doctor compares the verdicts of both with the CPU's)."""
     import torch  # here: the zygote preloads PyTorch only for a PyTorch assignment
 
+    fast = kernels == "fast"
     torch.set_num_threads(1)  # one core per student: fair and repeatable timing
-    torch.backends.cuda.matmul.allow_tf32 = False  # full float32 on a GPU, as the tolerances assume
-    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = fast
+    torch.backends.cudnn.allow_tf32 = fast
     if device.startswith("cuda"):
+        torch.backends.cuda.enable_flash_sdp(fast)
+        torch.backends.cuda.enable_mem_efficient_sdp(fast)
+        torch.backends.cuda.enable_math_sdp(True)
         torch.zeros(1, device=device)  # CUDA starts here, in the sandbox, never in the zygote
+        if gpu_memory_bytes:
+            total = torch.cuda.get_device_properties(device).total_memory
+            cap = max(gpu_memory_bytes - CONTEXT_ALLOWANCE, gpu_memory_bytes // 4)
+            torch.cuda.set_per_process_memory_fraction(min(1.0, cap / total), device)
 
 
 def answer(
@@ -93,7 +110,17 @@ def main(sock: socket.socket, request: dict) -> None:
         quiet()
         isolation.enter(request)
         if request["framework"] == "torch":
-            configure_torch(request["device"])
+            try:
+                configure_torch(
+                    request["device"], request.get("kernels", "exact"), request["limits"].get("gpu_memory_bytes")
+                )
+            except (
+                Exception
+            ) as error:  # the kit's code, before any of the student's: the device failed, not the student
+                if not request["device"].startswith("cuda"):
+                    raise
+                wire.send(sock, {"op": "device_error", "error": f"{type(error).__name__}: {error}"[:500]})
+                return
             forbidden.forbid(tuple(request["graded"]))
         entry = Entry(request["kind"], Path(request["path"]))
         loaded = load(entry, frozenset(request.get("skip", ())))

@@ -411,6 +411,8 @@ def probe_tier(request: dict) -> str | None:
             found += [
                 f"it could write {path}" for path in request.get("must_not_write", ()) if _reachable(path, os.W_OK)
             ]
+            if not found and request["device"].startswith("cuda"):
+                found += cuda_fails(request["device"])
             os.write(write, ("; ".join(found) or "ok").encode())
         except BaseException as error:
             os.write(write, f"{type(error).__name__}: {error}"[:500].encode())
@@ -423,6 +425,17 @@ def probe_tier(request: dict) -> str | None:
     os.waitpid(pid, 0)
     text = answer.decode(errors="replace")
     return None if text == "ok" else (text or "the probe process ended without a word")
+
+
+def cuda_fails(device: str) -> list[str]:
+    """Why CUDA does not start in this process, as a student's would start it; [] when it does."""
+    try:
+        import torch  # here: only a probe of the CUDA path imports PyTorch (doctor's zygote preloads none)
+
+        torch.zeros(1, device=device).add_(1).cpu()
+        return []
+    except Exception as error:
+        return [f"CUDA does not start inside the tier ({type(error).__name__}: {str(error)[:300]})"]
 
 
 def _reachable(path: str, mode: int) -> bool:

@@ -14,6 +14,7 @@ from pathlib import Path
 from ...public import trees
 from .cgroups import CgroupLimits, Hierarchy, JobCgroup
 from .client import Zygote
+from .gpu import GpuWatch
 from .uids import UidPool
 
 
@@ -61,6 +62,10 @@ class Runtime:
     zygote: Zygote
     isolation: Isolation
     scratch_root: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="autograder-")))
+    gpu: GpuWatch | None = None  # on a GPU: what watches the GPU memory each student holds
+    # PyTorch's kernels in the student's process on a GPU: "exact" (no TF32, attention's math kernel only: what
+    # grading uses) or "fast" (TF32 matmuls, flash and memory-efficient attention: a student's default PyTorch)
+    kernels: str = "exact"
 
     def submission_folder(self) -> Path:
         """A fresh folder for one submission's copy and its processes' scratch, the grader's alone

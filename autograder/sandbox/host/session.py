@@ -31,7 +31,7 @@ from ... import KIT_ROOT
 from ...public import trees, wire
 from ...public.loader import Entry
 from ..guest.isolation import INSIDE
-from . import disk, uids
+from . import disk, gpu, uids
 from .cgroups import JobCgroup
 from .client import Died, StudentProcess, Timeout, TooLarge
 from .runtime import Runtime
@@ -48,9 +48,13 @@ class StudentLimits:
     processes: int = 32  # processes and threads the student's code may have at once
     file_bytes: int = 64 * 1024**2  # the largest file it may write
     scratch_bytes: int = 64 * 1024**2  # all it may write (its work folder and /tmp together)
+    gpu_memory_bytes: int = 2 * GiB  # GPU memory its processes may hold, CUDA contexts included (on a GPU)
 
     def describe_memory(self) -> str:
         return f"{self.memory_bytes / GiB:g} GiB"
+
+    def describe_gpu_memory(self) -> str:
+        return f"{self.gpu_memory_bytes / GiB:g} GiB"
 
 
 class StudentError(Exception):
@@ -111,6 +115,9 @@ class Session:
         # place for every batch, and the trusted side that answers them while a batch runs.
         self.carry: dict[str, str] = {}
         self.server: Any = None
+        # Graded names whose process met a CUDA failure it did not cause by holding more than its GPU
+        # memory (a neighbour may have): the engine grades them again on the CPU, never scores them.
+        self.device_failures: set[str] = set()
 
     # ---------------------------------------------------------------- the interface graders use
 
@@ -142,6 +149,8 @@ class Session:
             return
         for call, result in zip(todo, results):
             self._answers[(name, wire.digest(call.probe, call.inputs))] = result
+            if result[1] and self._on_gpu and gpu.is_device_error(result[1]):
+                self.device_failures.add(name)
 
     def close(self) -> None:
         self._kill()
@@ -214,8 +223,19 @@ class Session:
                     raise _OverBudget(f"used more than {self.limits.describe_memory()} of memory")
             elif self._memory() > self.limits.memory_bytes:
                 raise _OverBudget(f"used more than {self.limits.describe_memory()} of memory in its processes together")
+            watch_gpu = self.runtime.gpu if self._on_gpu else None
+            if watch_gpu is not None and watch_gpu.used_by(self._student_pids()) > self.limits.gpu_memory_bytes:
+                raise _OverBudget(f"held more than {self.limits.describe_gpu_memory()} of GPU memory")
 
         return watch
+
+    @property
+    def _on_gpu(self) -> bool:
+        return self.device.startswith("cuda")
+
+    def _student_pids(self) -> set[int]:
+        """Every process of the student: its job cgroup's, else its process tree's (its uid's in the uid tier)."""
+        return self._job.pids() if self._job is not None else set(self._pids())
 
     def _memory(self) -> int:
         """Memory of the student's processes together, where no cgroup counts it (rlimits bound each alone)."""
@@ -280,6 +300,11 @@ class Session:
         except (Died, TooLarge):
             self._load_failure = self._death("while loading your code")
             raise StudentError(self._load_failure) from None
+        if reply.get("op") == "device_error" and self._on_gpu:  # said by the kit's code, before the student's ran
+            self._kill()
+            self.device_failures.update(self.graded)
+            self._load_failure = f"CUDA did not start for your code ({str(reply.get('error'))[:300]})"
+            raise StudentError(self._load_failure)
         if reply.get("op") != "ready":
             self._kill()
             self._load_failure = "the process sent something other than 'ready' after loading your code"
@@ -302,8 +327,10 @@ class Session:
             "device": self.device,
             "tier": isolation.tier,
             "path": str(self.entry.path),
+            "kernels": self.runtime.kernels,
             "limits": {
                 "memory_bytes": limits.memory_bytes,
+                "gpu_memory_bytes": limits.gpu_memory_bytes,
                 "processes": limits.processes,
                 "file_bytes": limits.file_bytes,
                 "scratch_bytes": limits.scratch_bytes,

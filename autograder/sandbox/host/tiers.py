@@ -20,7 +20,7 @@ from pathlib import Path
 from ... import KIT_ROOT
 from ...errors import KitError
 from ...public import trees
-from .cgroups import Hierarchy, find_hierarchy
+from .cgroups import Hierarchy
 from .client import Zygote
 from .runtime import TIER_WORDS, Isolation
 from .uids import SHARED_SCRATCH, UidPool
@@ -69,7 +69,7 @@ def probe_request(tier: str, scratch: Path, device: str, uid: int | None, secret
             "scratch_bytes": 1 << 20,
             "cpu_seconds": 30,
         },
-        "rlimit_memory": True,
+        "rlimit_memory": not device.startswith("cuda"),  # the driver's mappings: only a job's cgroup bounds them
         "rlimit_processes": True,
         "must_not_read": unreadable if tier != "process" else [],
         "must_not_write": unwritable if tier != "process" else [],
@@ -82,10 +82,27 @@ def probe_request(tier: str, scratch: Path, device: str, uid: int | None, secret
 
 
 def attempt(
-    zygote: Zygote, tier: str, device: str = "cpu", secret_paths=None, hierarchy: Hierarchy | None = None
+    zygote: Zygote,
+    tier: str,
+    device: str = "cpu",
+    secret_paths=None,
+    hierarchy: Hierarchy | None = None,
+    found: str = "",
 ) -> tuple[Isolation | None, str]:
-    """(the tier's isolation, "") where it works here, else (None, why not)."""
+    """(the tier's isolation, "") where it works here, else (None, why not).
+
+    hierarchy: the job cgroups the grader arranged before it started the zygote (cgroups.arrange),
+    None where there are none, and found: the sentence that says what they bound or why there are none.
+    With device cuda, the probe also starts CUDA inside the tier."""
     secret_paths = secret_paths or secrets()
+    found = found or (hierarchy.describe() if hierarchy is not None else "no cgroup arranged for the jobs")
+    memory = tier != "process" and hierarchy is not None and hierarchy.bounds("memory")
+    if device.startswith("cuda") and tier != "process" and not memory:
+        return None, (
+            f"with --device cuda only a cgroup bounds every kind of memory, and none does here ({found}): CUDA "
+            "reserves more address space than RLIMIT_AS could allow, and its driver makes memfds; give the "
+            "grader a cgroup with the memory controller (root, or a delegated cgroup v2), or grade with --device cpu"
+        )
     pool = None
     scratch = Path(tempfile.mkdtemp(prefix="autograder-probe-"))
     try:
@@ -103,25 +120,8 @@ def attempt(
         if pool is not None:
             pool.close()
         return None, _with_fix(reason, secret_paths[0])
-    owns = hierarchy is None
-    if tier != "process" and hierarchy is None:
-        hierarchy, found = find_hierarchy()
-    else:
-        found = hierarchy.describe() if hierarchy is not None else ""
-    memory = tier != "process" and hierarchy is not None and hierarchy.bounds("memory")
-    if device.startswith("cuda") and tier != "process" and not memory:
-        if pool is not None:
-            pool.close()
-        if hierarchy is not None and owns:
-            hierarchy.close()
-        return None, (
-            f"with --device cuda only a cgroup bounds every kind of memory, and none does here ({found}): CUDA "
-            "reserves more address space than RLIMIT_AS could allow, and its driver makes memfds; give the "
-            "grader a cgroup with the memory controller (root, or a delegated cgroup v2), or grade with --device cpu"
-        )
-    return Isolation(
-        tier, _limits_words(tier, hierarchy, found, device), "", hierarchy if tier != "process" else None, pool, owns
-    ), ""
+    kept = hierarchy if tier != "process" else None
+    return Isolation(tier, _limits_words(tier, kept, found, device), "", kept, pool, owns_hierarchy=False), ""
 
 
 def _with_fix(reason: str, unreadable: list[str]) -> str:
@@ -142,13 +142,14 @@ def choose(
     device: str = "cpu",
     secret_paths=None,
     hierarchy: Hierarchy | None = None,
+    found: str = "",
 ) -> Isolation:
     """The strongest tier that works here, or KitError listing what each tier lacked."""
     if wanted not in ("auto", *TIERS):
         raise KitError(f"unknown isolation {wanted!r}: choose auto or one of {', '.join(TIERS)}")
     refused: list[tuple[str, str]] = []
     for tier in candidates(wanted, allow_unsandboxed):
-        isolation, reason = attempt(zygote, tier, device, secret_paths, hierarchy)
+        isolation, reason = attempt(zygote, tier, device, secret_paths, hierarchy, found)
         if isolation is not None:
             isolation.why = "; ".join(f"not {t}: {r}" for t, r in refused)
             return isolation

@@ -34,17 +34,19 @@ def test_the_students_prints_reach_nothing():
         assert pipe.read() == b"before "
 
 
-def test_torch_gets_one_thread_and_full_float32():
-    """Does the student's PyTorch run on one thread (fair timing) with TF32 off (the tolerances assume float32)?"""
+@pytest.mark.parametrize("kernels, tf32", [("exact", False), ("fast", True)])
+def test_torch_gets_one_thread_and_the_kernels_asked_for(kernels, tf32):
+    """Does the student's PyTorch run on one thread (fair timing), with TF32 off for grading (the tolerances assume
+    float32) and on where the fast kernels are asked for (a student's default PyTorch, for doctor's comparison)?"""
 
     def work() -> list:
         torch.set_num_threads(2)
-        torch.backends.cuda.matmul.allow_tf32 = True
-        torch.backends.cudnn.allow_tf32 = True
-        child.configure_torch("cpu")
+        torch.backends.cuda.matmul.allow_tf32 = not tf32
+        torch.backends.cudnn.allow_tf32 = not tf32
+        child.configure_torch("cpu", kernels)
         return [torch.get_num_threads(), torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32]
 
-    assert in_a_child(work) == [1, False, False]
+    assert in_a_child(work) == [1, tf32, tf32]
 
 
 def doubled(impl, x):

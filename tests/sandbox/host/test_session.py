@@ -74,13 +74,14 @@ def result(*outputs):
 def make_session(tmp_path):
     made = []
 
-    def make(*scripts, timeout=5.0):
+    def make(*scripts, timeout=5.0, device="cpu", gpu=None):
         zygote = ScriptedZygote(*scripts)
-        runtime = Runtime(zygote, Isolation("process", "rlimits"), scratch_root=tmp_path / "scratch")
+        runtime = Runtime(zygote, Isolation("process", "rlimits"), scratch_root=tmp_path / "scratch", gpu=gpu)
         folder = tmp_path / "scratch" / f"submission-{len(made)}"
         (folder / "submission").mkdir(parents=True)
         entry = Entry("module", folder / "submission" / "mha.py")
-        student = Session(runtime, entry, folder, "cpu", StudentLimits(timeout=timeout), ("a", "b"), "numpy")
+        limits = StudentLimits(timeout=timeout, gpu_memory_bytes=GiB)
+        student = Session(runtime, entry, folder, device, limits, ("a", "b"), "numpy")
         made.append((student, zygote))
         return student, zygote
 
@@ -131,6 +132,63 @@ def test_a_load_that_fails_is_remembered_for_every_name(make_session):
         ):
             student.run(name, "p", {"x": 1})
     assert len(zygote.spawned) == 1
+
+
+OOM = "OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
+
+
+def test_a_cuda_failure_on_the_gpu_is_set_aside_for_the_cpu(make_session):
+    """On the GPU, does a call that met a CUDA error (out of memory, a device error) mark its name for grading again,
+    and the same words on the CPU, or another error on the GPU, mark nothing?"""
+    student, _ = make_session([READY, result(OOM), result("your code raised ValueError: no")], device="cuda")
+    student.prefetch("a", [Call("p", {"x": 1})])
+    student.prefetch("b", [Call("p", {"x": 1})])
+    assert student.device_failures == {"a"}
+    on_cpu, _ = make_session([READY, result(OOM)])
+    on_cpu.prefetch("a", [Call("p", {"x": 1})])
+    assert on_cpu.device_failures == set()
+
+
+def test_cuda_that_does_not_start_for_the_student_sets_every_name_aside(make_session):
+    """When the kit's code in the student's process says CUDA did not start (before any student code ran): does every
+    name fail with that said, and every one wait for the CPU?"""
+    student, _ = make_session(
+        [({"op": "device_error", "error": "RuntimeError: CUDA error: out of memory"}, None)], device="cuda"
+    )
+    with pytest.raises(
+        StudentError, match=r"^CUDA did not start for your code \(RuntimeError: CUDA error: out of memory\)$"
+    ):
+        student.run("a", "p", {"x": 1})
+    assert student.device_failures == {"a", "b"}
+
+
+class GpuUse:
+    """Stands for NVML's watch: the GPU memory the processes asked about hold."""
+
+    def __init__(self, used: int):
+        self.used, self.asked = used, []
+
+    def used_by(self, pids):
+        self.asked.append(set(pids))
+        return self.used
+
+
+def test_a_student_over_its_gpu_memory_loses_that_name_alone(make_session):
+    """With the student's processes holding more GPU memory than its share (NVML, read from outside): does the name
+    fail saying so, its process killed, not set aside for the CPU (it is the student's own doing), and the next name
+    start a fresh process; and is the GPU never asked about on the CPU?"""
+    watch = GpuUse(GiB + 1)
+    student, zygote = make_session([READY], [READY, result({"y": np.ones(1)})], device="cuda", gpu=watch)
+    with pytest.raises(StudentError, match=r"^checking a held more than 1 GiB of GPU memory$"):
+        student.run("a", "p", {"x": 1})
+    assert student.device_failures == set() and zygote.spawned[0] in watch.asked[0]
+    watch.used = 0
+    assert student.run("b", "p", {"x": 1})["y"].tolist() == [1.0]
+    unwatched = GpuUse(10 * GiB)
+    on_cpu, _ = make_session([READY], gpu=unwatched, timeout=0.1)  # no reply: the watch runs until the wall time
+    with pytest.raises(StudentError, match="took longer than"):
+        on_cpu.run("a", "p", {"x": 1})
+    assert unwatched.asked == []
 
 
 def test_a_check_that_outlasts_its_wall_time_fails_saying_how_long(make_session):

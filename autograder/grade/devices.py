@@ -1,0 +1,154 @@
+"""The same verdicts on every device: the reference, the correct samples and every known mistake, graded on the
+CPU and on the GPU, compared graded name by graded name.
+
+On the GPU each is graded twice: with PyTorch's kernels as grading sets them ("exact": no TF32, attention's
+math kernel only) and as a student's default PyTorch has them ("fast": TF32 matmuls, flash and memory-efficient
+attention). A difference in any graded name's points between a setting and the CPU is a disagreement: the
+tolerances do not hold there. ``python -m autograder doctor --device cuda`` runs this on the host.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import queue
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import KIT_ROOT
+from ..assignments import Assignment
+from ..config import GradingConfig
+from ..public import trees
+from .engine import Grader
+from .mistakes import catalogue
+
+BASE = ("cpu", "exact")
+SETTINGS = (BASE, ("cuda", "exact"), ("cuda", "fast"))  # (device, PyTorch's kernels in the student's process)
+
+
+@dataclass(frozen=True)
+class Sample:
+    label: str  # "reference", "correct <file>", "mistake <id>"
+    source: str  # a submission's whole code
+
+
+def samples(assignment: Assignment) -> list[Sample]:
+    """The reference, the held-out correct implementations that are one file (where the checkout has the tests),
+    and the reference with each known mistake."""
+    reference = assignment.reference_path.read_text()
+    found = [Sample("reference", reference)]
+    heldout = KIT_ROOT / "tests" / "data" / "heldout" / assignment.name
+    if heldout.is_dir():
+        found += [Sample(f"correct {p.name}", p.read_text()) for p in sorted(heldout.glob("correct_*.py"))]
+    found += [Sample(f"mistake {m.id}", m.source(reference)) for m in catalogue(assignment)]
+    return found
+
+
+def setting_name(setting: tuple[str, str]) -> str:
+    return f"{setting[0]}, {setting[1]} kernels"
+
+
+NOT_GRADED = "not graded"  # the key a sample's points hold where the kit could not grade it
+
+
+def disagreements(points: dict[tuple[str, str], dict[str, dict[str, float]]], base=BASE) -> list[str]:
+    """One line per sample and setting whose points (per graded name) differ from the base setting's, and per
+    sample the kit could not grade in a setting (the base included)."""
+    lines = []
+    for setting, by_label in points.items():
+        for label, mine in by_label.items():
+            failed = [key for key in mine if key.startswith(NOT_GRADED)]
+            if failed:
+                lines.append(f"{label}: {failed[0]} on {setting_name(setting)}")
+                continue
+            if setting == base:
+                continue
+            theirs = points[base].get(label, {})
+            differ = {
+                name: (theirs.get(name), mine.get(name))
+                for name in sorted(set(theirs) | set(mine))
+                if theirs.get(name) is None or mine.get(name) is None or abs(theirs[name] - mine[name]) > 1e-9
+            }
+            if differ and not any(key.startswith(NOT_GRADED) for key in theirs):
+                shown = ", ".join(
+                    f"{name} {a} on {setting_name(base)}, {b} on {setting_name(setting)}"
+                    for name, (a, b) in differ.items()
+                )
+                lines.append(f"{label}: {shown}")
+    return lines
+
+
+def points_by_name(grader, path: Path) -> dict[str, float]:
+    """What a grading of one sample gives each graded name; where the kit failed, a NOT_GRADED key with the reason."""
+    try:
+        return {name: float(score) for name, (score, _) in grader.grade(path).by_name().items()}
+    except Exception as error:
+        return {f"{NOT_GRADED} ({type(error).__name__}: {str(error)[:200]})": -1.0}
+
+
+def grade_each(grader, paths: dict[str, Path], jobs: int) -> dict[str, dict[str, float]]:
+    """Each sample graded (by label), with as many forked workers as jobs, each with a grader of its own."""
+    if jobs <= 1 or len(paths) <= 1:
+        return {label: points_by_name(grader, path) for label, path in paths.items()}
+    context = multiprocessing.get_context("fork")
+    tasks, done = context.Queue(), context.Queue()
+    for item in paths.items():
+        tasks.put(item)
+    workers = []
+    for _ in range(min(jobs, len(paths))):
+        tasks.put(None)
+        worker_grader = grader.for_worker()
+        process = context.Process(target=_worker, args=(worker_grader, tasks, done), daemon=True)
+        process.start()
+        worker_grader.runtime.zygote.sock.close()  # the worker holds it now
+        workers.append(process)
+    found: dict[str, dict[str, float]] = {}
+    while len(found) < len(paths):
+        try:
+            label, points = done.get(timeout=1.0)
+        except queue.Empty:
+            if not any(worker.is_alive() for worker in workers):
+                break
+            continue
+        found[label] = points
+    for worker in workers:
+        worker.join(timeout=10)
+        if worker.is_alive():
+            worker.kill()
+            worker.join()
+    return found
+
+
+def _worker(grader, tasks, done) -> None:
+    try:
+        while (item := tasks.get()) is not None:
+            done.put((item[0], points_by_name(grader, item[1])))
+    finally:
+        grader.close()
+
+
+def compare(
+    assignment: Assignment,
+    config: GradingConfig,
+    jobs: int = 0,
+    settings=SETTINGS,
+    open_grader: Callable[[Assignment, GradingConfig], Grader] = Grader,
+) -> tuple[list[str], int]:
+    """Every sample graded in every setting: (the disagreements with the first setting, how many samples)."""
+    jobs = jobs or os.cpu_count() or 1
+    folder = Path(tempfile.mkdtemp(prefix="autograder-devices-"))
+    try:
+        paths = {}
+        for i, sample in enumerate(samples(assignment)):
+            paths[sample.label] = folder / f"sample{i:04d}.py"
+            paths[sample.label].write_text(sample.source)
+        points = {}
+        for device, kernels in settings:
+            with open_grader(assignment, config.with_options(device=device)) as grader:
+                grader.runtime.kernels = kernels
+                points[(device, kernels)] = grade_each(grader, paths, jobs)
+        return disagreements(points, base=settings[0]), len(paths)
+    finally:
+        trees.remove_tree(folder)
