@@ -17,9 +17,10 @@ When: the attempt's date in its name is Blackboard's clock, without a zone; the 
 "Date Submitted:" says the same moment in words with the zone's abbreviation (parsed the
 same way by CodeGra.de's psef/blackboard.py, parse_info_file), which is added where the
 two agree and the abbreviation names one zone only (CST, IST, BST do not). Late: the
-download says nothing of a due date; a receipt whose date is followed by "(Late)", as
-Blackboard's receipts show a late submission (Anthology's help pages for instructors and
-students), marks that attempt late; otherwise lateness is unknown.
+download says nothing of a due date; a receipt whose date is followed by "(Late)" (how a
+university's Blackboard help, support.mountmarty.edu, describes a late submission's
+receipt; no downloaded receipt seen here shows it) marks that attempt late; otherwise
+lateness is unknown.
 
 What binds a file to a student is its name, which Blackboard writes: the part before
 the first "_attempt_<date>" is <assignment>_<username>. A receipt is read only for its own

@@ -221,7 +221,8 @@ def test_blackboard_one_attempts_files_of_one_name_are_kept_apart(tmp_path):
 )
 def test_blackboard_submitted_at(stamp, told, when):
     """Is an attempt's time its file name's, in the zone the receipt names where it says the same time in a zone of
-    one meaning, and nothing where the name holds no date?"""
+    one meaning, and nothing where the name holds no date? (The receipt's "Date Submitted:" as CodeGra.de's
+    psef/blackboard.py parse_info_file reads it, " o'clock" and all.)"""
     assert blackboard.submitted_at(stamp, told) == when
 
 

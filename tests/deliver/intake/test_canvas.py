@@ -270,7 +270,10 @@ def test_canvas_an_anonymous_student_is_named_by_the_anonymous_id(tmp_path):
 
 def test_canvas_resolve_the_late_flag_rules_no_reading_out():
     """User 1 ("a") has a late file; a file that reads as user 1's on-time upload or as user 2's: is it kept from user 2
-    (an export merged from two downloads holds one user's files with and without LATE)?"""
+    (an export merged from two downloads holds one user's files with and without LATE)?
+
+    content_zipper.rb's get_filename writes LATE per submission, so one download gives all of a user's files the same
+    flag; two downloads merged, as the README's example is, do not."""
     twofold = Path("twofold")
     candidates = {Path("user 1"): readings("a_LATE_1_70_x.py", False), twofold: readings("a_1_2_3_y.py", False)}
     chosen, unresolved = canvas.resolve(candidates)

@@ -57,7 +57,8 @@ def test_packed_refs_and_a_detached_head(repository):
 @pytest.mark.parametrize("offsets", [True, False], ids=["ofs-delta", "ref-delta"])
 def test_commits_stored_as_deltas(tmp_path, offsets):
     """Commits git stored as deltas (against an offset in the pack, or another object's id): is each read exactly as
-    git reads it?"""
+    git reads it? (git's Documentation/gitformat-pack.txt: OBJ_OFS_DELTA, OBJ_REF_DELTA, the delta's copy and
+    insert instructions.)"""
     folder = tmp_path / "repo"
     git_repository(folder, {"f": b"0"}, WHEN)
     message = "lorem ipsum dolor sit amet " * 80  # long and alike: git stores these commits as deltas

@@ -150,7 +150,9 @@ def test_gradescope_metadata_that_is_no_mapping_names_no_one(tmp_path):
 
 def test_gradescope_late_where_the_metadata_says_and_every_submission_recorded(tmp_path):
     """Is :late: read where it is a yes or no (else unknown), and every submission of a student recorded: the active
-    one graded, another exported one and one in the history only listed, each with its id, time and flag?"""
+    one graded, another exported one and one in the history only listed, each with its id, time and flag? (The
+    export in sjinang/temp0 has :created_at: and :history: entries with :id:, one newer than its active
+    submission, and no :late:.)"""
     metadata = (
         "submission_7:\n  :submitters: [{':name': Jane Doe, ':sid': '111'}]\n  :created_at: 2024-02-02 10:00:00 Z\n"
         "  :late: true\n  :history:\n  - {':id': 5, ':created_at': 2024-02-03 08:00:00 Z, ':late': true}\n"

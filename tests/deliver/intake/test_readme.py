@@ -46,7 +46,12 @@ def contents(name: str) -> bytes:
 @pytest.mark.parametrize("as_zip", [False, True], ids=["folder", "zip"])
 def test_readme_canvas_on_time_upload_and_late_reupload_are_one_student(tmp_path, as_zip):
     """The README's Canvas files: one student (LATE is a flag, not part of her name), the latest mha notebook graded
-    under its own name with utils.py beside it, the first notebook listed as earlier, the LATE flag recorded?"""
+    under its own name with utils.py beside it, the first notebook listed as earlier, the LATE flag recorded?
+
+    instructure/canvas-lms lib/content_zipper.rb: get_filename joins [name, "LATE" if late, user id],
+    add_upload_submission appends "_<attachment id>_<display name>"; "-1" is Canvas's re-upload of a name
+    (instructure/canvas-lms#606). Public unpackers read it so: HCI-Data-Analysis/HCI-data-analysis's
+    convert_zip_file (name_LATE_canvasid_number_assignment.zip), mikewesthad/canvas-unzipper."""
     example, names = EXAMPLES["canvas"]
     assert (
         names
