@@ -8,7 +8,8 @@ Classroom export it, or a folder per student (deliver/intake/ reads them). In or
 1. the intake, and the assignment (named, or inferred from the first submissions);
 2. each student whose submission, or anything that decides a grade, changed since an
    earlier run (deliver/regrade.py; ``--force``: everyone) graded into
-   DIR/students/<key>/ (deliver/workers.py);
+   DIR/students/<key>/ (deliver/workers.py); a student the export does not tell the
+   files of (``undecided``) is graded for no one, "not graded" with the reason, no score;
 3. every student's results, typed, read once (those of earlier runs) or handed back by
    the workers, go to what is written of the class, whatever happened to any student:
    the written answers' page (answers.py), DIR/summary.csv (summary.py), the class as
@@ -31,7 +32,7 @@ from ..config import GradingConfig
 from ..errors import KitError
 from ..grade.submission import infer_assignment
 from ..public import trees
-from ..results.outcome import GRADED, KIT_ERROR
+from ..results.outcome import GRADED, KIT_ERROR, NOT_GRADED
 from ..results.read import Results
 from ..results.scoring import points_text
 from ..results.text import clean, clean_name
@@ -98,9 +99,10 @@ def _grade_all(
         todo = [
             s
             for s in intake.submissions
-            if force or not is_done(earlier.get(s.key), run.grading_digest, run.submission_digests[s.key])
+            if not s.undecided
+            and (force or not is_done(earlier.get(s.key), run.grading_digest, run.submission_digests[s.key]))
         ]
-        unchanged = {s.key for s in intake.submissions if s not in todo}
+        unchanged = {s.key for s in intake.submissions if s not in todo and not s.undecided}
         gradings, stopped = _grade_todo(todo, assignment, config, run, jobs, progress, (Path(folder), out))
         status = _class_status(intake, unchanged, gradings)
         results = _class_results(intake, earlier, gradings)
@@ -136,19 +138,27 @@ def _grade_todo(
 
 
 def _class_status(intake: Intake, unchanged: set[str], gradings: dict[str, Grading]) -> dict[str, tuple[str, str]]:
-    """Everyone's (status, reason) in this run, in the intake's order: graded where nothing changed since an
-    earlier run, else what grading them came to."""
+    """Everyone's (status, reason) in this run, in the intake's order: not graded, saying why, where the export
+    does not tell whose files are whose; graded where nothing changed since an earlier run; else what grading
+    them came to."""
     return {
-        s.key: (GRADED, "") if s.key in unchanged else (gradings[s.key].status, gradings[s.key].reason)
+        s.key: (NOT_GRADED, s.undecided)
+        if s.undecided
+        else (GRADED, "")
+        if s.key in unchanged
+        else (gradings[s.key].status, gradings[s.key].reason)
         for s in intake.submissions
     }
 
 
 def _class_results(intake: Intake, earlier: dict[str, Results], gradings: dict[str, Grading]) -> dict[str, Results]:
     """Everyone's results, in the intake's order: those graded in this run as their workers wrote them, the
-    others an earlier run's (a student graded again whose results were not written has none)."""
+    others an earlier run's (a student graded again whose results were not written has none, nor has a student
+    graded for no one)."""
     found = {}
     for submission in intake.submissions:
+        if submission.undecided:  # an earlier run's results for that key are no one's now
+            continue
         current = gradings[submission.key].results if submission.key in gradings else earlier.get(submission.key)
         if current is not None:
             found[submission.key] = current
@@ -180,9 +190,15 @@ def _write_class(
 def _say_what_was_done(intake: Intake, out: Path, todo, status: dict, stopped: str, written, hand, lms) -> None:
     graded = sum(1 for s in todo if status[s.key][0] == GRADED)
     problems = {key: value for key, value in status.items() if value[0] == KIT_ERROR}
-    print(
-        f"\n{graded} graded, {len(intake.submissions) - len(todo)} unchanged since the last run, {len(problems)} errors of the kit"
-    )
+    undecided = [s for s in intake.submissions if s.undecided]
+    unchanged = len(intake.submissions) - len(todo) - len(undecided)
+    print(f"\n{graded} graded, {unchanged} unchanged since the last run, {len(problems)} errors of the kit")
+    if undecided:
+        print(
+            f"{len(undecided)} not graded: the export does not tell whose files are whose; each has a row in "
+            f"summary.csv saying why, and an empty grade in the LMS's file: {', '.join(s.key for s in undecided[:10])}"
+            + (", ..." if len(undecided) > 10 else "")
+        )
     if stopped:
         print(f"error: grading stopped: {stopped}", file=sys.stderr)
     for key, (what, reason) in list(problems.items())[:20]:

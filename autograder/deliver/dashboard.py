@@ -80,10 +80,13 @@ def _h(value) -> str:
     return html.escape(clean(value, 4000), quote=True)
 
 
-def _feedback_link(key: str, names: dict[str, str]) -> str:
+def _label(key: str, names: dict[str, str]) -> str:
     name = names.get(key) or key
-    label = _h(name) if name == key else f"{_h(name)} <span class=muted>({_h(key)})</span>"
-    return f'<a href="students/{quote(key, safe="")}/feedback.html">{label}</a>'
+    return _h(name) if name == key else f"{_h(name)} <span class=muted>({_h(key)})</span>"
+
+
+def _feedback_link(key: str, names: dict[str, str]) -> str:
+    return f'<a href="students/{quote(key, safe="")}/feedback.html">{_label(key, names)}</a>'
 
 
 def _percent(part: float, whole: float) -> float:
@@ -110,14 +113,16 @@ def render_dashboard(
     status: dict,
     skipped: list,
     names: dict[str, str],
+    pages: set[str] | frozenset[str] | None = None,
 ) -> str:
     """report.html's text. figures: report.class_figures; found: the clusters; pairs: similarity's, best first;
-    status: key -> (what, reason); skipped: what the intake left out; names: key -> a student's name."""
+    status: key -> (what, reason); skipped: what the intake left out; names: key -> a student's name; pages: the
+    students who have a feedback page (None: every one), the others named without a link."""
     body = [_header(assignment, figures, found, status)]
     body += _scores(figures)
     body += _clusters(assignment, found, names)
     body += _pairs(pairs, names)
-    body += _not_graded(status, skipped, names)
+    body += _not_graded(status, skipped, names, pages)
     body.append(
         "<footer>Written by <code>python -m autograder grade-all</code>; each student's own page is "
         "<code>students/&lt;key&gt;/feedback.html</code>. The groups are listed with their ids in "
@@ -328,7 +333,7 @@ def _pairs(pairs: list, names: dict[str, str]) -> list[str]:
     return out
 
 
-def _not_graded(status: dict, skipped: list, names: dict[str, str]) -> list[str]:
+def _not_graded(status: dict, skipped: list, names: dict[str, str], pages) -> list[str]:
     problems = [(key, what, reason) for key, (what, reason) in status.items() if what != "graded"]
     out = ['<section id="not-graded"><h2>Not graded</h2>']
     if not problems:
@@ -336,7 +341,8 @@ def _not_graded(status: dict, skipped: list, names: dict[str, str]) -> list[str]
     else:
         out.append("<table><thead><tr><th>student</th><th>status</th><th>why</th></tr></thead><tbody>")
         for key, what, reason in problems[:LIST_SHOWN]:
-            out.append(f"<tr><td>{_feedback_link(key, names)}</td><td>{_h(what)}</td><td>{_h(reason)}</td></tr>")
+            who = _feedback_link(key, names) if pages is None or key in pages else _label(key, names)
+            out.append(f"<tr><td>{who}</td><td>{_h(what)}</td><td>{_h(reason)}</td></tr>")
         out.append("</tbody></table>")
         if len(problems) > LIST_SHOWN:
             out.append(f"<p class=muted>and {len(problems) - LIST_SHOWN} more: summary.csv lists every student.</p>")

@@ -85,6 +85,8 @@ def collect(export: Path, assignment: Assignment, course: Path) -> tuple[list[st
 
 def _place(submission: Submission, assignment: Assignment, target: Path) -> str | None:
     """Copy the submission's notebook (and the .py files beside it) into target; the reason where it cannot."""
+    if submission.undecided:  # the export does not tell whose files these are: none is placed for this student
+        return submission.undecided
     try:
         entry = find_entry(submission.path, assignment.graded)
     except SubmissionError as error:

@@ -73,7 +73,9 @@ def write_insight(
         pairs = []
         (out / "similarity.csv").unlink(missing_ok=True)  # an earlier run's would say what this one did not look at
         lines.append("similarity.csv not written: copydetect is missing (pip install 'autograder[instructor]')")
-    page = render_dashboard(assignment, class_figures(assignment, results), found, pairs, status, intake.skipped, names)
+    page = render_dashboard(
+        assignment, class_figures(assignment, results), found, pairs, status, intake.skipped, names, pages=set(results)
+    )
     write_atomically(out / "report.html", page)
     return lines + summary_lines(found, pairs)
 

@@ -101,7 +101,7 @@ def _row(
     graded = result.status == GRADED
     points = result.points()
     row = [
-        submission.key, name, student_id, email, "yes" if submission.late else "",
+        submission.key, name, student_id, email, {True: "yes", False: "no", None: ""}[submission.late],
         submission.submitted_at, what, reason,
         points_text_of(result.score) if what != KIT_ERROR else "",
         points_text_of(result.max_score) if graded else "",

@@ -77,7 +77,7 @@ def test_a_canvas_zip(samples, tmp_path):
     table = rows(out)
     assert sorted(table) == ["doejane-12345", "smithbob-23456"]
     jane, bob = table["doejane-12345"], table["smithbob-23456"]
-    assert (jane["score"], jane["status"], jane["late"], jane["student_id"]) == ("40", "graded", "", "12345")
+    assert (jane["score"], jane["status"], jane["late"], jane["student_id"]) == ("40", "graded", "no", "12345")
     assert "doejane_12345_6789012_mha.ipynb" in jane["earlier"]
     assert (bob["score"], bob["late"], bob["status"]) == ("0", "yes", "graded") and bob["file"].endswith("mha.ipynb")
     for key in table:
@@ -92,6 +92,42 @@ def test_a_canvas_zip(samples, tmp_path):
             ["smithbob", "23456", "", "", "", "0"],
         ]
     assert f"for canvas: {out / 'canvas_grades.csv'}" in done.stdout
+
+
+def test_the_readmes_canvas_example_and_a_file_that_reads_as_two_students(samples, tmp_path, capsys):
+    """The README's Canvas files (an on-time upload, a late module, a re-upload) and Mallory's file that reads as
+    user 777's or user 999's: is Jane one row, her latest notebook graded with her module, late "yes", her first
+    upload listed; are users 777 and 999 each a row "not graded" saying why, with an empty grade in
+    canvas_grades.csv (never 0), and named in the run's output?"""
+    export = tmp_path / "canvas"
+    export.mkdir()
+    shutil.copy(samples["buggy"], export / "doejane_12345_6789012_mha.ipynb")
+    (export / "doejane_LATE_12345_6789013_utils.py").write_text("HELPER = 1\n")
+    shutil.copy(samples["solved"], export / "doejane_12345_6789014_mha-1.ipynb")
+    shutil.copy(samples["solved"], export / "mallory_777_999_555_mha.ipynb")  # user 777's "555_mha.ipynb", or 999's
+    out = tmp_path / "out"
+    assert batch.grade_all(export, "mha", out, GradingConfig(), jobs=1, progress=False) == 0
+    table = {row["student_id"]: row for row in rows(out).values()}
+    assert sorted(table) == ["12345", "777", "999"]
+    jane = table["12345"]
+    assert (jane["name"], jane["status"], jane["score"], jane["late"]) == ("doejane", "graded", "40", "yes")
+    assert jane["earlier"] == "doejane_12345_6789012_mha.ipynb" and jane["submitted_at"] == ""
+    for uid in ("777", "999"):
+        row = table[uid]
+        assert (row["status"], row["score"], row["total"], row["unchanged"]) == ("not graded", "", "", "")
+        assert row["reason"].startswith("mallory_777_999_555_mha.ipynb: a Canvas name that reads as user 777")
+        assert "graded for no one" in row["reason"] and not (out / "students" / row["key"]).exists()
+    with open(out / "canvas_grades.csv", newline="") as file:
+        assert sorted(list(csv.reader(file))[2:]) == [
+            ["doejane", "12345", "", "", "", "40"],
+            ["mallory", "777", "", "", "", ""],
+            ["mallory_777", "999", "", "", "", ""],
+        ]
+    said = capsys.readouterr().out
+    assert "2 not graded: the export does not tell whose files are whose" in said
+    assert batch.grade_all(export, "mha", out, GradingConfig(), jobs=1, progress=False) == 0  # a rerun
+    again = {row["student_id"]: row for row in rows(out).values()}
+    assert (again["12345"]["unchanged"], again["777"]["unchanged"], again["777"]["status"]) == ("yes", "", "not graded")
 
 
 def test_a_moodle_folder_and_a_gradescope_export(samples, tmp_path):
@@ -365,3 +401,18 @@ def test_the_class_stays_in_the_intakes_order(tmp_path):
     earlier = {"ben": zero, "ada": zero}  # ada's earlier results are not hers any more: she was graded again
     results = batch._class_results(intake, earlier, gradings)
     assert list(results) == ["ben", "cleo", "dev"]
+
+
+def test_a_student_the_export_does_not_tell_is_not_graded_and_has_no_results(tmp_path):
+    """A student whose files the export does not tell (undecided): is their status "not graded" with the reason,
+    whatever an earlier run left under their key, and are they given no results?"""
+    from autograder.deliver.intake import Intake, Submission
+    from autograder.results.outcome import NOT_GRADED
+    from autograder.results.read import read_results
+    from autograder.results.write import not_graded_json
+
+    why = "x.py: reads as user 1 or user 2: graded for no one"
+    intake = Intake("canvas", [Submission("u1", "a", "1", tmp_path / "u1", "canvas", undecided=why)], [])
+    earlier = {"u1": read_results(not_graded_json("old", "mha", student_fault=True))}
+    assert batch._class_status(intake, {"u1"}, {}) == {"u1": (NOT_GRADED, why)}
+    assert batch._class_results(intake, earlier, {}) == {}

@@ -121,3 +121,12 @@ def test_the_dashboard_in_a_browser(page, tmp_path):
         ("alike", (0xCF, 0x22, 0x2E)),
     ):
         assert colours.get(rgb, 0) > 200, f"no {what} bar is drawn in {rgb}"
+
+
+def test_a_student_without_a_feedback_page_is_named_without_a_link(mha):
+    """A student graded for no one (the export does not tell whose files are whose) has no feedback page: is the
+    Not graded table naming them without a link, and linking those who have one?"""
+    status = {"ann": ("not graded", "holds no notebook"), "u999": ("not graded", "x.py: reads as two students")}
+    page = render_dashboard(mha, class_figures(mha, {}), [], [], status, [], {"u999": "mallory"}, pages={"ann"})
+    assert '<a href="students/ann/feedback.html">ann</a>' in page
+    assert "<td>mallory <span class=muted>(u999)</span></td>" in page and "students/u999/" not in page

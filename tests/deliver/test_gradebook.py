@@ -302,3 +302,12 @@ def test_work_that_is_no_notebook_is_left_to_grade_all(mha, tmp_path):
         submission(tmp_path / "empty"), mha, target
     )
     assert not target.exists()
+
+
+def test_a_student_the_export_does_not_tell_gets_nothing_placed(mha, tmp_path):
+    """Is nothing placed for nbgrader for a student whose files the export does not tell, the reason given?"""
+    target = tmp_path / "submitted" / "u999" / "mha"
+    why = "x.ipynb: reads as user 777 or user 999: graded for no one"
+    undecided = Submission("u999", "mallory", "999", tmp_path, "canvas", undecided=why)
+    (tmp_path / "x.ipynb").write_bytes(sample_path(mha).read_bytes())
+    assert _place(undecided, mha, target) == why and not target.exists()

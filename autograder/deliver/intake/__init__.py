@@ -16,6 +16,12 @@ read for their own attempt only (blackboard.py), Gradescope's metadata read with
 aliases (gradescope.py).
 
 The latest submission of each student is graded; older ones are listed in ``earlier``.
+What the LMS writes of each upload is kept in ``uploads`` (which one is graded, which are
+earlier, its id, its late flag and time where the export has them) and summed up in
+``late`` (None where the export does not say) and ``submitted_at``. Where the export does
+not tell whose files are whose (a Canvas file that reads as two students, one id with two
+names), each student it could be is listed with ``undecided`` saying why: graded for no
+one, never given another's file, and never missing from the class.
 A student's files that belong together (a notebook and the .py module it imports) are
 put in one folder under scratch, with the names the student gave them, and that folder
 is graded. Whatever is not a submission (Finder's .DS_Store and __MACOSX/, Gradescope's
@@ -36,12 +42,12 @@ from pathlib import Path
 
 from ...public import trees
 from . import blackboard, canvas, classroom, folders, gradescope, moodle
-from .model import SOURCES, Draft, Intake, IntakeError, Submission
+from .model import SOURCES, Draft, Intake, IntakeError, Submission, Upload
 from .names import RESERVED_STEMS, key_base, printable, unique
 from .reader import Reader
 from .unzip import prepare_scratch, unpack
 
-__all__ = ["SOURCES", "RESERVED_STEMS", "Intake", "IntakeError", "Submission", "printable", "read_intake"]
+__all__ = ["SOURCES", "RESERVED_STEMS", "Intake", "IntakeError", "Submission", "Upload", "printable", "read_intake"]
 
 READERS = {
     "canvas": canvas.read,
@@ -103,6 +109,8 @@ def _finish(reader: Reader, drafts: list[Draft], source: str) -> list[Submission
                 members=tuple((printable(n), printable(i), printable(e)) for n, i, e in draft.members),
                 earlier=tuple(draft.earlier),
                 refused=draft.refused,
+                uploads=tuple(draft.uploads),
+                undecided=draft.undecided,
             )
         )
     return submissions
@@ -113,6 +121,9 @@ def _materialize(reader: Reader, draft: Draft, key: str) -> Path:
     if draft.file is not None:
         return draft.file
     target = reader.scratch / "students" / key
+    if draft.undecided:  # none of the files is given to this student: an empty folder, never graded
+        target.mkdir(parents=True)
+        return target
     if draft.refused:
         return draft.folder or target
     if draft.folder is not None:

@@ -11,8 +11,16 @@ BBGradebookOrganiser utils/organiser.py (the username is what precedes "_attempt
 original name what follows the date, comments are the text after "Comments:"), the
 receipts read by jeroendoggen/blackboard-analysis-tools, and anonymised receipts quoted
 in the tests of public receipt parsers (a Go "parselearn" package, a Rust
-"bb-gradebook" tool); Anthology's help describes the download, not the names. No attempt
-is marked late.
+"bb-gradebook" tool); Anthology's help describes the download, not the names.
+
+When: the attempt's date in its name is Blackboard's clock, without a zone; the receipt's
+"Date Submitted:" says the same moment in words with the zone's abbreviation (parsed the
+same way by CodeGra.de's psef/blackboard.py, parse_info_file), which is added where the
+two agree and the abbreviation names one zone only (CST, IST, BST do not). Late: the
+download says nothing of a due date; a receipt whose date is followed by "(Late)" (how a
+university's Blackboard help, support.mountmarty.edu, describes a late submission's
+receipt; no downloaded receipt seen here shows it) marks that attempt late; otherwise
+lateness is unknown.
 
 What binds a file to a student is its name, which Blackboard writes: the part before
 the first "_attempt_<date>" is <assignment>_<username>. A receipt is read only for its own
@@ -26,10 +34,11 @@ like any of that and is never read.
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .model import Draft
+from .model import Draft, Upload
 from .names import common_prefix, dedupe, safe_file_name
 
 if TYPE_CHECKING:
@@ -40,10 +49,18 @@ if TYPE_CHECKING:
 BLACKBOARD = re.compile(r"^(?P<head>.+?)_attempt_(?P<ts>\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2})(?P<tail>.*)$", re.DOTALL)
 FREE_TEXT = ("Submission Field:", "Comments:")  # the student's own text follows each of these
 MAX_RECEIPT_BYTES = 1 << 20
+LATE_MARK = re.compile(r"\(\s*late\s*\)", re.IGNORECASE)
+# Abbreviations that name one zone only, as hours from UTC (CST, IST, BST, AST each name several).
+ZONES = {
+    "UTC": 0, "GMT": 0, "EST": -5, "EDT": -4, "CDT": -5, "MST": -7, "MDT": -6, "PST": -8, "PDT": -7,
+    "AKST": -9, "AKDT": -8, "HST": -10, "CET": 1, "CEST": 2, "EET": 2, "EEST": 3, "AEST": 10, "AEDT": 11,
+    "NZST": 12, "NZDT": 13,
+}  # fmt: skip
+RECEIPT_DATES = ("%B %d, %Y %I:%M:%S %p", "%d %B %Y %H:%M:%S", "%B %d, %Y %H:%M:%S", "%d %B %Y %I:%M:%S %p")
 
 
 def read(reader: Reader, root: Path) -> list[Draft]:
-    """One draft per username: the latest attempt's files, under the names the receipt gives them."""
+    """One draft per username: the latest attempt's files, under the names the receipt gives them, with its time."""
     attempts: dict[tuple[str, str], dict] = {}
     for entry in reader.entries(root):
         match = BLACKBOARD.match(entry.name) if entry.is_file() else None
@@ -67,15 +84,24 @@ def read(reader: Reader, root: Path) -> list[Draft]:
         if not files and attempt["receipt"]:
             files.append((attempt["receipt"], "receipt.txt"))
         by_user.setdefault(username, []).append((ts, receipt, files))
-    return [_draft(username, user_attempts) for username, user_attempts in by_user.items()]
+    return [_draft(reader, username, user_attempts) for username, user_attempts in by_user.items()]
 
 
 class Receipt:
-    """What an attempt's receipt says about that attempt: the student's name and username, original file names."""
+    """What an attempt's receipt says about that attempt: the student's name and username, original file names,
+    when it was submitted (the header's "Date Submitted:" as written) and whether it is marked late (None: not said)."""
 
-    def __init__(self, name: str = "", username: str = "", files: dict[str, str] | None = None):
+    def __init__(
+        self,
+        name: str = "",
+        username: str = "",
+        files: dict[str, str] | None = None,
+        submitted: str = "",
+        late: bool | None = None,
+    ):
         self.name, self.username = name, username
         self.files = files or {}  # archived name (a file of this attempt) -> original name
+        self.submitted, self.late = submitted, late
 
 
 def read_receipt(path: Path, attempt: str) -> Receipt:
@@ -88,8 +114,42 @@ def read_receipt(path: Path, attempt: str) -> Receipt:
     stripped = [line.strip() for line in lines]
     header_end = next((i for i, line in enumerate(stripped) if line in FREE_TEXT + ("Files:",)), len(lines))
     name, username = _name_line(stripped[:header_end])
+    submitted = next(
+        (
+            line[len("Date Submitted:") :].strip()
+            for line in stripped[:header_end]
+            if line.startswith("Date Submitted:")
+        ),
+        "",
+    )
     files_at = max((i for i, line in enumerate(stripped) if line == "Files:"), default=len(lines))
-    return Receipt(name, username, _file_pairs(stripped[files_at + 1 :], attempt))
+    late = True if LATE_MARK.search(submitted) else None
+    return Receipt(
+        name, username, _file_pairs(stripped[files_at + 1 :], attempt), LATE_MARK.sub("", submitted).strip(), late
+    )
+
+
+def submitted_at(stamp: str, told: str) -> str:
+    """The attempt's time (its name's yyyy-mm-dd-hh-mm-ss) in ISO 8601, with the zone of the receipt's
+    "Date Submitted:" (told) where that says the same time in a zone of one meaning; "" if stamp is no date."""
+    try:
+        when = datetime.strptime(stamp, "%Y-%m-%d-%H-%M-%S")
+    except ValueError:
+        return ""
+    words = told.replace(" o'clock", "").split()
+    if words and words[0].endswith(",") and words[0][:-1].isalpha():
+        words = words[1:]  # the weekday
+    zone = (
+        words.pop() if words and words[-1].isalpha() and words[-1].isupper() and words[-1] not in ("AM", "PM") else ""
+    )
+    for layout in RECEIPT_DATES:
+        try:
+            said = datetime.strptime(" ".join(words), layout)
+        except ValueError:
+            continue
+        if said == when and zone in ZONES:
+            return when.replace(tzinfo=timezone(timedelta(hours=ZONES[zone]))).isoformat()
+    return when.isoformat()
 
 
 def _name_line(header: list[str]) -> tuple[str, str]:
@@ -127,15 +187,22 @@ def _name_from_tail(tail: str) -> str:
     return tail[1:] if tail.startswith("_") else f"submission{tail}"
 
 
-def _draft(username: str, user_attempts: list) -> Draft:
+def _draft(reader: Reader, username: str, user_attempts: list) -> Draft:
     user_attempts.sort(key=lambda a: a[0])
     ts, receipt, files = user_attempts[-1]
     name = next((r.name for _, r, _ in reversed(user_attempts) if r.name), "") or username
+    uploads = [
+        Upload(reader.label(path), when == ts, f"attempt_{when}", told.late, submitted_at(when, told.submitted))
+        for when, told, attempt_files in user_attempts
+        for path, _ in attempt_files
+    ]
     return Draft(
         name=name,
         student_id=username,
         origin=username,
-        submitted_at="{}-{}-{}T{}:{}:{}".format(*ts.split("-")),
+        late=receipt.late,
+        submitted_at=submitted_at(ts, receipt.submitted),
         files=dedupe(files),
         earlier=sorted(path for _, _, older in user_attempts[:-1] for path, _ in older),
+        uploads=uploads,
     )

@@ -2,6 +2,11 @@
 <assignment slug>-submissions/<repository name>, the repository being named <assignment slug>-<GitHub
 login> (or -<team name> for group assignments). Source: github/gh-classroom
 cmd/gh-classroom/clone/student-repos/student-repos.go.
+
+What is graded is the clone as it is. Its time is HEAD's commit's committer time, read from
+.git (commits.py) where the clone has one: what the student's machine wrote, not when
+GitHub received the push, so it is kept (submitted_at, Submission.uploads with the commit
+id) and lateness is left unknown: a clone holds no due date.
 """
 
 from __future__ import annotations
@@ -9,7 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .model import Draft
+from .commits import last_commit
+from .model import Draft, Upload
 from .names import common_prefix
 
 if TYPE_CHECKING:
@@ -17,7 +23,7 @@ if TYPE_CHECKING:
 
 
 def read(reader: Reader, root: Path) -> list[Draft]:
-    """One draft per cloned repository, the login being its name less the assignment's prefix."""
+    """One draft per cloned repository, the login being its name less the assignment's prefix, its last commit's time."""
     repos = []
     for entry in reader.entries(root):
         if entry.is_dir():
@@ -33,5 +39,9 @@ def read(reader: Reader, root: Path) -> list[Draft]:
     drafts = []
     for repo in repos:
         login = repo.name[len(prefix) :] if len(repo.name) > len(prefix) else repo.name
-        drafts.append(Draft(name=login, student_id=login, origin=repo.name, folder=repo))
+        commit, when = last_commit(repo)
+        upload = Upload(reader.label(repo), True, commit, None, when)
+        drafts.append(
+            Draft(name=login, student_id=login, origin=repo.name, folder=repo, submitted_at=when, uploads=[upload])
+        )
     return drafts

@@ -1,11 +1,15 @@
-"""A plain folder: the student is a folder's name or a file's stem (what grade-all always read)."""
+"""A plain folder: the student is a folder's name or a file's stem (what grade-all always read).
+
+A plain folder says nothing of when a file was handed in nor whether it was late (a file's
+modification time is the copy's, not the hand-in's): both stay unknown.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .model import Draft
+from .model import Draft, Upload
 from .names import printable
 
 if TYPE_CHECKING:
@@ -33,7 +37,7 @@ def read(reader: Reader, root: Path) -> list[Draft]:
             reader.skip(
                 other, f"a second entry for the student {printable(student)!r}: {printable(chosen.name)} is graded"
             )
-        draft = Draft(name=student, student_id="", origin=chosen.name)
+        draft = Draft(name=student, student_id="", origin=chosen.name, uploads=[Upload(reader.label(chosen), True)])
         if chosen.is_dir():
             draft.folder = chosen
         else:

@@ -6,9 +6,17 @@ by Ruby, mapping each folder to
     :submitters: [{:name:, :sid:, :email:}, ...]   (several for a group submission)
     :created_at: 2023-12-02 02:52:07.938335000 Z
     :score:, :status:, :results: {...}, :history: [{:id:, :created_at:, ...}, ...]
-Older submissions are listed in :history, their files are not exported. Source: an
-export committed in sjinang/temp0 (submission_metadata.yml) and the parsers of it in
-public course tools; Gradescope documents the export in its help centre only briefly.
+Older submissions are listed in :history (each with its :id: and :created_at:), their
+files are not exported; the folder exported is the active submission, which need not be
+the newest (a student may activate an older one: the export in sjinang/temp0 has a
+history entry made after its active submission). Source: that export
+(submission_metadata.yml) and the parsers of it in public course tools (otter-grader's
+GradescopeParser); Gradescope documents the export in its help centre only briefly.
+
+The time is :created_at:; the late flag is :late: where the metadata has one (the export
+above has none, and the export holds no due date): otherwise lateness is unknown. Each
+submission of a student, active, exported earlier or in :history only, is kept in
+Submission.uploads with its id and time.
 
 The metadata is read with PyYAML's safe loader, Ruby's tags as plain values, and no
 aliases (Gradescope's exports hold none, and an alias is how a few hundred bytes expand
@@ -22,7 +30,8 @@ from typing import TYPE_CHECKING
 
 import yaml
 
-from .model import Draft, IntakeError
+from .model import Draft, IntakeError, Upload
+from .names import printable
 
 if TYPE_CHECKING:
     from .reader import Reader
@@ -32,7 +41,7 @@ MAX_METADATA_BYTES = 32 * 2**20  # ~1 KiB a submission with its history: a class
 
 
 def read(reader: Reader, root: Path) -> list[Draft]:
-    """One draft per submitter (or group), latest submission only, named from the metadata."""
+    """One draft per submitter (or group), latest submission only, named from the metadata, with its time and history."""
     meta_path = root / METADATA
     metadata = _metadata(reader, meta_path)
     older = _replaced(metadata)
@@ -50,11 +59,9 @@ def read(reader: Reader, root: Path) -> list[Draft]:
             continue  # listed with the submission that replaced it
         record = metadata.get(folder_name)
         people = _submitters(record)
-        created = _field(record, "created_at")  # None where record is no dict
-        when = created.isoformat() if hasattr(created, "isoformat") else _text(created)
         identity = tuple(sorted(sid or email or name for name, sid, email in people)) or (folder_name,)
-        groups.setdefault(identity, []).append((when, folder_name, folder, people))
-    return [_draft(submissions, older, found) for submissions in groups.values()]
+        groups.setdefault(identity, []).append((_when(record), folder_name, folder, people))
+    return [_draft(reader, submissions, older, found, metadata) for submissions in groups.values()]
 
 
 def load_metadata(path: Path, label: str) -> object:
@@ -91,7 +98,8 @@ def _replaced(metadata: dict) -> dict[str, str]:
     """Folder of an older submission -> folder of the active one that replaced it."""
     older = {}
     for folder, record in metadata.items():
-        for past in _field(record, "history") or []:
+        history = _field(record, "history")
+        for past in history if isinstance(history, list) else []:
             if isinstance(past, dict) and _field(past, "id") is not None:
                 older[f"submission_{_field(past, 'id')}"] = str(folder)
     return older
@@ -106,22 +114,56 @@ def _submitters(record) -> list[tuple[str, str, str]]:
     ]
 
 
-def _draft(submissions: list, older: dict[str, str], found: dict[str, Path]) -> Draft:
+def _when(record) -> str:
+    """A submission's :created_at: in ISO 8601 ("" where it has none)."""
+    created = _field(record, "created_at")  # None where record is no dict
+    return created.isoformat() if hasattr(created, "isoformat") else _text(created)
+
+
+def _id(folder_name: str) -> str:
+    """Gradescope's submission id, from its folder's name (submission_<id>)."""
+    return printable(folder_name.removeprefix("submission_"))
+
+
+def _late(record) -> bool | None:
+    late = _field(record, "late")
+    return late if isinstance(late, bool) else None
+
+
+def _draft(reader: Reader, submissions: list, older: dict[str, str], found: dict[str, Path], metadata: dict) -> Draft:
     submissions.sort(key=lambda s: (s[0], s[1]))
     when, folder_name, folder, people = submissions[-1]
     earlier = [f for _, _, f, _ in submissions[:-1]]
     active = {s[1] for s in submissions}
     earlier += [found[name] for name, replacer in older.items() if name in found and replacer in active]
     names = [name or sid or email for name, sid, email in people]
+    record = metadata.get(folder_name)
+    uploads = [Upload(reader.label(folder), True, _id(folder_name), _late(record), when)]
+    uploads += [
+        Upload(
+            reader.label(path), False, _id(path.name), _late(metadata.get(path.name)), _when(metadata.get(path.name))
+        )
+        for path in sorted(earlier)
+    ]
+    exported = {path.name for path in earlier} | {folder_name}
+    for name in sorted(active):
+        history = _field(metadata.get(name), "history")
+        for past in history if isinstance(history, list) else []:
+            past_id = _text(_field(past, "id"))
+            if past_id and f"submission_{past_id}" not in exported:
+                entry = printable(f"submission_{past_id}") + " (in the metadata's history; its files are not exported)"
+                uploads.append(Upload(entry, False, printable(past_id), _late(past), _when(past)))
     return Draft(
         name=", ".join(names) if names else folder_name,
         student_id=people[0][1] if people else "",
         email=people[0][2] if people else "",
         members=tuple(people) if len(people) > 1 else (),
+        late=_late(record),
         submitted_at=when,
         origin=folder_name,
         folder=folder,
         earlier=sorted(earlier),
+        uploads=uploads,
     )
 
 

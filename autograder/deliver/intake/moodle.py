@@ -9,6 +9,13 @@ as uploaded, else each file is flattened as <prefix>_assignsubmission_file_<file
 Online text comes as ..._assignsubmission_onlinetext_/onlinetext.html. Source:
 moodle/moodle mod/assign/locallib.php, assign::download_submissions(); the help string
 'downloadasfolders_help' in mod/assign/lang/en/assign.php (MDL-62831).
+
+The download holds each student's current submission (get_user_submission) and says
+neither when it was made nor whether it was late: the names hold the name and id only,
+and the zip's entry times are those of Moodle's stored files, not of the submission. So
+late and submitted_at stay unknown; Moodle's own grading worksheet ("Last modified
+(submission)") and its grading table say them. A participant id under two names happens
+only in an export edited by hand: that student is graded for no one, saying why.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...public import trees
-from .model import Draft
+from .model import Draft, Upload
 from .names import safe_file_name
 
 if TYPE_CHECKING:
@@ -35,13 +42,40 @@ def read(reader: Reader, root: Path) -> list[Draft]:
         if not match or entry.is_dir() and match["file"]:
             reader.skip(entry, "not named like a Moodle submission (Full Name_id_assignsubmission_plugin_)")
             continue
-        student = students.setdefault(match["uid"], {"name": match["name"], "parts": []})
+        student = students.setdefault(match["uid"], {"names": {}, "parts": []})
+        student["names"][match["name"]] = None
         student["parts"].append((entry, match["plugin"], match["file"]))
-    return [_draft(reader, uid, student["name"], student["parts"]) for uid, student in students.items()]
+    drafts = []
+    for uid, student in students.items():
+        names = list(student["names"])
+        if len(names) == 1:
+            drafts.append(_draft(reader, uid, names[0], student["parts"]))
+        else:
+            drafts.append(_two_names(reader, uid, names, student["parts"]))
+    return drafts
+
+
+def _two_names(reader: Reader, uid: str, names: list[str], parts: list) -> Draft:
+    """A participant id under several names: none of them is believed, none of the files given."""
+    why = (
+        f"Moodle participant id {uid} appears with {len(names)} names in this export "
+        f"({', '.join(repr(n) for n in sorted(names))}): graded for no one; check it by hand"
+    )
+    for entry, _, _ in parts:
+        reader.skip(entry, why)
+    return Draft(
+        name=sorted(names)[0],
+        student_id=uid,
+        origin=uid,
+        files=[],
+        uploads=[Upload(reader.label(entry), False) for entry, _, _ in parts],
+        undecided=why,
+    )
 
 
 def _draft(reader: Reader, uid: str, name: str, parts: list) -> Draft:
     draft = Draft(name=name, student_id=uid, origin=uid)
+    draft.uploads = [Upload(reader.label(entry), True) for entry, _, _ in parts]
     if len(parts) == 1 and parts[0][0].is_dir() and parts[0][1] == "file":
         draft.folder = parts[0][0]
         return draft

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
 import zipfile
 from pathlib import Path
+
+import pytest
 
 from autograder.deliver.intake import RESERVED_STEMS, names
 
@@ -61,3 +66,31 @@ def assert_safe_keys(intake) -> None:
         assert re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", key), key
         assert key.split(".")[0].casefold() not in RESERVED_STEMS, key
         assert len(key) <= names.MAX_KEY_LENGTH
+
+
+def git_repository(folder: Path, files: dict[str, bytes], when: str) -> str:
+    """folder as a git repository whose one commit holds files, committed at when (git's date format); its id.
+
+    Skips the test where git is not installed: the intake itself never runs git."""
+    git = shutil.which("git")
+    if git is None:
+        pytest.skip("git is not installed")
+    folder.mkdir(parents=True, exist_ok=True)
+    for relative, data in files.items():
+        (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+        (folder / relative).write_bytes(data)
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(folder),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "Octo Cat",
+        "GIT_AUTHOR_EMAIL": "octocat@example.org",
+        "GIT_COMMITTER_NAME": "Octo Cat",
+        "GIT_COMMITTER_EMAIL": "octocat@example.org",
+        "GIT_AUTHOR_DATE": when,
+        "GIT_COMMITTER_DATE": when,
+    }
+    for command in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "my work"]):
+        subprocess.run([git, "-C", str(folder), *command], env=env, check=True, capture_output=True)
+    done = subprocess.run([git, "-C", str(folder), "rev-parse", "HEAD"], env=env, check=True, capture_output=True)
+    return done.stdout.decode().strip()

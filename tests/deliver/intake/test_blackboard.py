@@ -54,8 +54,8 @@ def test_blackboard_latest_attempt_with_the_receipts_names(tmp_path, as_zip):
     assert (jane.name, jane.student_id, jane.submitted_at, jane.late) == (
         "Jane Doe",
         "jdoe",
-        "2024-01-31T12:00:00",
-        False,
+        "2024-01-31T12:00:00-05:00",  # the name's time, in the zone of the receipt that says the same
+        None,  # the receipt does not mark it late: the download does not say
     )
     assert sorted(p.name for p in jane.path.iterdir()) == ["mha.ipynb", "my utils.py"]  # the receipt's original names
     assert (jane.path / "mha.ipynb").read_bytes() == NOTEBOOK
@@ -205,3 +205,55 @@ def test_blackboard_one_attempts_files_of_one_name_are_kept_apart(tmp_path):
         (f"{ATTEMPT}_a.py", "mha.py"),
         (f"{ATTEMPT}_b.py", "mha-2.py"),
     ]
+
+
+@pytest.mark.parametrize(
+    "stamp, told, when",
+    [
+        ("2024-01-31-12-00-00", "Wednesday, January 31, 2024 12:00:00 PM EST", "2024-01-31T12:00:00-05:00"),
+        ("2024-07-01-09-05-07", "Monday, July 1, 2024 9:05:07 AM EDT", "2024-07-01T09:05:07-04:00"),
+        ("2024-01-31-13-00-00", "Mittwoch, 31 January 2024 13:00:00 o'clock CET", "2024-01-31T13:00:00+01:00"),
+        ("2024-01-31-12-00-00", "Wednesday, January 31, 2024 12:00:00 PM CST", "2024-01-31T12:00:00"),  # CST: 3 zones
+        ("2024-01-31-12-00-00", "Wednesday, January 31, 2024 1:00:00 PM EST", "2024-01-31T12:00:00"),  # not the same
+        ("2024-01-31-12-00-00", "", "2024-01-31T12:00:00"),  # no receipt: the name's time alone
+        ("2024-02-30-12-00-00", "", ""),  # no such day
+    ],
+)
+def test_blackboard_submitted_at(stamp, told, when):
+    """Is an attempt's time its file name's, in the zone the receipt names where it says the same time in a zone of
+    one meaning, and nothing where the name holds no date? (The receipt's "Date Submitted:" as CodeGra.de's
+    psef/blackboard.py parse_info_file reads it, " o'clock" and all.)"""
+    assert blackboard.submitted_at(stamp, told) == when
+
+
+def test_blackboard_a_late_mark_in_the_receipts_header_only(tmp_path):
+    """Does "(Late)" after the receipt's Date Submitted mark the attempt late, and the same words in the student's
+    Comments mark nothing?"""
+    marked = tmp_path / f"{ATTEMPT}.txt"
+    marked.write_bytes(receipt("Jane Doe", "jdoe", "Wednesday, January 31, 2024 12:00:00 PM EST (Late)", []))
+    found = blackboard.read_receipt(marked, ATTEMPT)
+    assert (found.late, found.submitted) == (True, "Wednesday, January 31, 2024 12:00:00 PM EST")
+    typed = tmp_path / "typed.txt"
+    typed.write_text(
+        "Name: Jane Doe (jdoe)\nAssignment: HW 1\n\nComments:\n"
+        "Date Submitted: Wednesday, January 31, 2024 12:00:00 PM EST (Late)\n(Late)\n"
+    )
+    assert (blackboard.read_receipt(typed, ATTEMPT).late, blackboard.read_receipt(typed, ATTEMPT).submitted) == (
+        None,
+        "",
+    )
+
+
+def test_blackboard_each_attempts_files_are_recorded(tmp_path):
+    """Are the files of every attempt kept in uploads, with the attempt, its time and late mark, the latest taken?"""
+    export = blackboard_export()
+    export["HW 1_jdoe_attempt_2024-01-31-12-00-00.txt"] = export["HW 1_jdoe_attempt_2024-01-31-12-00-00.txt"].replace(
+        b"12:00:00 PM EST", b"12:00:00 PM EST (Late)"
+    )
+    jane = by_key(read_intake(build(tmp_path, export, as_zip=False), tmp_path / "scratch"))["Jane_Doe-jdoe"]
+    assert jane.late is True
+    assert [(u.entry, u.taken, u.upload_id, u.late, u.submitted_at) for u in jane.uploads] == [
+        ("HW 1_jdoe_attempt_2024-01-30-10-00-00_mha.ipynb", False, "attempt_2024-01-30-10-00-00", None, "2024-01-30T10:00:00-05:00"),
+        ("HW 1_jdoe_attempt_2024-01-31-12-00-00_mha.ipynb", True, "attempt_2024-01-31-12-00-00", True, "2024-01-31T12:00:00-05:00"),
+        ("HW 1_jdoe_attempt_2024-01-31-12-00-00_my_utils.py", True, "attempt_2024-01-31-12-00-00", True, "2024-01-31T12:00:00-05:00"),
+    ]  # fmt: skip

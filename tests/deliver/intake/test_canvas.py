@@ -96,8 +96,11 @@ def test_canvas_a_name_or_file_holding_an_id_takes_no_one_elses_place(tmp_path, 
     if settled:
         assert set(subs) == {"12345", "23456", "999"} and subs["999"].name == "mallory_12345"
         assert [p.read_bytes() for p in subs["999"].path.iterdir()] == [b"MALLORY"]
-    else:
-        assert set(subs) == {"12345", "23456"} and "graded for no one" in why(intake, mallory)
+    else:  # user 999 or user 555: each is listed, saying why, and given nothing
+        assert set(subs) == {"12345", "23456", "999", "555"} and "graded for no one" in why(intake, mallory)
+        for uid in ("999", "555"):
+            assert files_of(subs[uid]) == [] and subs[uid].undecided == f"{mallory}: {why(intake, mallory)}"
+    assert not subs["12345"].undecided and not subs["23456"].undecided
     assert "user 12345" not in " ".join(reason for entry, reason in intake.skipped if entry == mallory)
 
 
@@ -105,11 +108,13 @@ def test_canvas_a_file_that_reads_as_two_students_goes_to_neither(tmp_path):
     """With nothing in the export to tell the readings apart, is the file skipped with both, and no one's?"""
     name = "smithalice_12345_999_555_mha.ipynb"  # Mallory named herself "smithalice_12345"
     intake, subs = canvas_class(tmp_path, {name: b"MALLORY"})
-    assert set(subs) == {"12345", "23456"} and files_of(subs["12345"]) == ["mha.ipynb", "utils.py"]
+    assert set(subs) == {"12345", "23456", "999"} and files_of(subs["12345"]) == ["mha.ipynb", "utils.py"]
     reason = why(intake, name)
     assert "user 12345" in reason and "user 999" in reason and "graded for no one" in reason
+    assert (subs["999"].undecided, files_of(subs["999"])) == (f"{name}: {reason}", [])  # listed, given nothing
+    assert not subs["12345"].undecided  # Alice keeps her grade: no one can take it from her by naming a file
     intake, subs = canvas_class(tmp_path / "absent", {"mallory_12345_999_555_mha.ipynb": b"MALLORY"}, honest={})
-    assert subs == {} or all(b"MALLORY" not in p.read_bytes() for s in subs.values() for p in s.path.iterdir())
+    assert set(subs) == {"12345", "999"} and all(files_of(s) == [] and s.undecided for s in subs.values())
     assert "user 12345" in why(intake, "mallory_12345_999_555_mha.ipynb")
 
 
@@ -210,7 +215,7 @@ def test_canvas_resolve_believes_no_name_of_a_user_with_two():
     assert list(chosen) == [other]
     assert set(unresolved) == {first, second}
     assert unresolved[first] == (
-        "Canvas user id 12345 appears with 2 names in this export: graded for no one; check it by hand"
+        "Canvas user id 12345 appears with 2 names in this export (doejane, smithjane): graded for no one; check it by hand"
     )
 
 
@@ -261,3 +266,31 @@ def test_canvas_an_anonymous_student_is_named_by_the_anonymous_id(tmp_path):
     (root / "anon_q7R_678_mha.ipynb").write_bytes(NOTEBOOK)
     drafts = canvas.read(Reader(root, tmp_path / "scratch", (".ipynb",), []), root)
     assert [(d.name, d.student_id) for d in drafts] == [("anon_q7R", "anon_q7R")]
+
+
+def test_canvas_resolve_the_late_flag_rules_no_reading_out():
+    """User 1 ("a") has a late file; a file that reads as user 1's on-time upload or as user 2's: is it kept from user 2
+    (an export merged from two downloads holds one user's files with and without LATE)?
+
+    content_zipper.rb's get_filename writes LATE per submission, so one download gives all of a user's files the same
+    flag; two downloads merged, as the README's example is, do not."""
+    twofold = Path("twofold")
+    candidates = {Path("user 1"): readings("a_LATE_1_70_x.py", False), twofold: readings("a_1_2_3_y.py", False)}
+    chosen, unresolved = canvas.resolve(candidates)
+    assert twofold not in chosen and "user 1 (a)" in unresolved[twofold] and "user 2 (a_1)" in unresolved[twofold]
+
+
+def test_canvas_a_user_under_two_names_is_listed_saying_why_with_no_file(tmp_path):
+    """A hand-edited export gives user 12345 two names: is that user one submission, given no file, saying why, and
+    are both files skipped?"""
+    files = {"doejane_12345_1_a.py": b"A", "smithjane_12345_2_b.py": b"B", "jonesbob_23456_3_mha.ipynb": NOTEBOOK}
+    intake, subs = canvas_class(tmp_path, files, honest={})
+    assert set(subs) == {"12345", "23456"} and not subs["23456"].undecided
+    reason = "Canvas user id 12345 appears with 2 names in this export (doejane, smithjane): graded for no one; check it by hand"
+    assert subs["12345"].undecided == f"doejane_12345_1_a.py: {reason}; smithjane_12345_2_b.py: {reason}"
+    assert files_of(subs["12345"]) == [] and subs["12345"].name == "doejane"
+    assert why(intake, "doejane_12345_1_a.py") == why(intake, "smithjane_12345_2_b.py") == reason
+    assert [(u.entry, u.taken) for u in subs["12345"].uploads] == [
+        ("doejane_12345_1_a.py", False),
+        ("smithjane_12345_2_b.py", False),
+    ]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.deliver.intake import classroom, read_intake
+from autograder.deliver.intake import Upload, classroom, read_intake
 from autograder.deliver.intake.reader import Reader
 
-from .exports import NOTEBOOK, build, by_key, why
+from .exports import NOTEBOOK, build, by_key, git_repository, why
 
 
 @pytest.mark.parametrize("as_zip", [False, True], ids=["folder", "zip"])
@@ -61,3 +61,17 @@ def test_classroom_login_is_the_repository_less_the_assignment(tmp_path, root_na
 def test_classroom_a_repository_named_the_prefix_alone_keeps_its_name(tmp_path):
     """Is a repository whose whole name is the prefix kept under that name, never an empty login?"""
     assert logins(tmp_path, "mha-submissions", ["mha-", "mha-jo"]) == [("jo", "mha-jo"), ("mha-", "mha-")]
+
+
+def test_classroom_the_last_commits_time_where_the_clone_has_one(tmp_path):
+    """Is each clone's last commit (its id and the committer's time) recorded, a repository without one left without
+    a time, and lateness left unknown (a clone holds no due date)?"""
+    root = tmp_path / "mha-submissions"
+    commit = git_repository(root / "mha-octocat", {"mha.ipynb": NOTEBOOK}, "2024-01-31T23:59:00-08:00")
+    (root / "mha-hu-bot" / ".git").mkdir(parents=True)
+    (root / "mha-hu-bot" / ".git" / "HEAD").write_text("ref: refs/heads/main\n")  # cloned, nothing committed
+    subs = by_key(read_intake(root, tmp_path / "scratch"))
+    octocat, bot = subs["octocat"], subs["hu-bot"]
+    assert (octocat.submitted_at, octocat.late) == ("2024-01-31T23:59:00-08:00", None)
+    assert octocat.uploads == (Upload("mha-octocat/", True, commit, None, "2024-01-31T23:59:00-08:00"),)
+    assert (bot.submitted_at, bot.uploads) == ("", (Upload("mha-hu-bot/", True),))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from autograder.deliver.intake import folders
+from autograder.deliver.intake import Upload, folders
 from autograder.deliver.intake.reader import Reader
 
 from .exports import NOTEBOOK, build, skipped_why
@@ -42,3 +42,10 @@ def test_folders_hidden_entries_are_no_one(tmp_path):
     drafts, skipped = read_folder(tmp_path, {".git/HEAD": b"", ".ann.ipynb": NOTEBOOK, "bob.ipynb": NOTEBOOK})
     assert drafts == {"bob": "bob.ipynb"}
     assert skipped_why(skipped, ".git/") == skipped_why(skipped, ".ann.ipynb") == "a hidden file or folder"
+
+
+def test_folders_say_nothing_of_time_or_lateness(tmp_path):
+    """Is the entry graded recorded as the one upload, with no time and lateness unknown (a folder says neither)?"""
+    root = build(tmp_path, {"ann/mha.ipynb": NOTEBOOK}, as_zip=False)
+    [ann] = folders.read(Reader(root, tmp_path / "scratch", (".ipynb",), []), root)
+    assert (ann.late, ann.submitted_at, ann.uploads) == (None, "", [Upload("ann/", True)])

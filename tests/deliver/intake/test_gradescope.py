@@ -146,3 +146,27 @@ def test_gradescope_metadata_that_is_no_mapping_names_no_one(tmp_path):
     drafts, skipped = gradescope_drafts(tmp_path, "- just\n- a list\n", ["submission_1"])
     assert [(d.name, d.folder.name) for d in drafts] == [("submission_1", "submission_1")]
     assert "read for the names" in skipped_why(skipped, gradescope.METADATA)
+
+
+def test_gradescope_late_where_the_metadata_says_and_every_submission_recorded(tmp_path):
+    """Is :late: read where it is a yes or no (else unknown), and every submission of a student recorded: the active
+    one graded, another exported one and one in the history only listed, each with its id, time and flag? (The
+    export in sjinang/temp0 has :created_at: and :history: entries with :id:, one newer than its active
+    submission, and no :late:.)"""
+    metadata = (
+        "submission_7:\n  :submitters: [{':name': Jane Doe, ':sid': '111'}]\n  :created_at: 2024-02-02 10:00:00 Z\n"
+        "  :late: true\n  :history:\n  - {':id': 5, ':created_at': 2024-02-03 08:00:00 Z, ':late': true}\n"
+        "submission_8:\n  :submitters: [{':name': Jane Doe, ':sid': '111'}]\n  :created_at: 2024-02-01 10:00:00 Z\n"
+        "  :late: false\n"
+        "submission_9:\n  :submitters: [{':name': Bob Li, ':sid': '222'}]\n  :created_at: 2024-02-01 11:00:00 Z\n"
+        "  :late: 'maybe'\n"
+    )
+    drafts, _ = gradescope_drafts(tmp_path, metadata, ["submission_7", "submission_8", "submission_9"])
+    found = {d.origin: d for d in drafts}
+    jane, bob = found["submission_7"], found["submission_9"]
+    assert (jane.late, bob.late) == (True, None)
+    assert [(u.entry, u.taken, u.upload_id, u.late, u.submitted_at) for u in jane.uploads] == [
+        ("submission_7/", True, "7", True, "2024-02-02T10:00:00+00:00"),
+        ("submission_8/", False, "8", False, "2024-02-01T10:00:00+00:00"),
+        ("submission_5 (in the metadata's history; its files are not exported)", False, "5", True, "2024-02-03T08:00:00+00:00"),
+    ]  # fmt: skip

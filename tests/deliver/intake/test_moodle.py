@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.deliver.intake import moodle, read_intake
+from autograder.deliver.intake import Upload, moodle, read_intake
 from autograder.deliver.intake.reader import Reader
 from autograder.public import trees
 
@@ -133,3 +133,28 @@ def test_moodle_a_part_nested_too_deep_refuses_that_student_only(tmp_path):
     assert f"nested more than {trees.MAX_DEPTH} levels deep" in jane.refused
     assert [name for _, name in jane.files] == ["onlinetext/onlinetext.html"]
     assert bob.refused == "" and bob.folder is not None
+
+
+def test_moodle_a_participant_under_two_names_is_listed_saying_why_with_no_file(tmp_path):
+    """A hand-edited export gives participant 1234567 two names: is that participant one submission, given neither
+    folder, saying why, both folders skipped, and lateness left unknown (Moodle's download does not say it)?"""
+    files = {
+        "Jane Doe_1234567_assignsubmission_file_/mha.ipynb": NOTEBOOK,
+        "Eve Doe_1234567_assignsubmission_file_/mha.ipynb": b"EVE",
+        "Bob Smith_3456789_assignsubmission_file_/mha.ipynb": NOTEBOOK,
+    }
+    intake = read_intake(build(tmp_path, files, as_zip=False), tmp_path / "scratch")
+    subs = {s.student_id: s for s in intake.submissions}
+    reason = (
+        "Moodle participant id 1234567 appears with 2 names in this export ('Eve Doe', 'Jane Doe'): "
+        "graded for no one; check it by hand"
+    )
+    assert (subs["1234567"].undecided, subs["1234567"].name, list(subs["1234567"].path.iterdir())) == (
+        reason,
+        "Eve Doe",
+        [],
+    )
+    assert why(intake, "Jane Doe_1234567") == why(intake, "Eve Doe_1234567") == reason
+    bob = subs["3456789"]
+    assert (bob.undecided, bob.late, bob.submitted_at) == ("", None, "")
+    assert bob.uploads == (Upload("Bob Smith_3456789_assignsubmission_file_/", True),)
