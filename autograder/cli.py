@@ -188,6 +188,18 @@ def cmd_gradescope(args) -> int:
     return 0
 
 
+def cmd_push_canvas(args) -> int:
+    from .deliver.canvas_push import push_canvas  # here: canvasapi and requests, for this command only
+
+    return push_canvas(Path(args.out), args.course, args.assignment, url=args.url, apply=args.apply)
+
+
+def _canvas_id(text: str) -> int:
+    if not text.isdigit() or text.startswith("0"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a Canvas id: Canvas's ids are numbers (e.g. 123456)")
+    return int(text)
+
+
 def cmd_demo(args) -> int:
     from .demo import demo  # here: nbgrader and the grading engine, for demo only
 
@@ -379,6 +391,43 @@ def main(argv=None) -> int:
     )
     GradingConfig.add_arguments(gradescope_command)
     gradescope_command.set_defaults(run=cmd_gradescope)
+
+    push_command = commands.add_parser(
+        "push",
+        help="send grade-all's grades and feedback pages to an LMS through its API (Canvas)",
+        description="Send grade-all's grades and feedback pages to an LMS through its API.",
+    )
+    lms_commands = push_command.add_subparsers(dest="lms", required=True, metavar="LMS")
+    push_canvas_command = lms_commands.add_parser(
+        "canvas",
+        help="each student's grade and feedback page into a Canvas assignment, through Canvas's REST API",
+        description="Send each student's grade (summary.csv's, as the LMS grade files carry it) and feedback page (as a "
+        "submission comment with the page attached) to a Canvas assignment through Canvas's REST API. It first prints "
+        "what would change against what Canvas holds now, and sends only with --apply; a rerun sends nothing new. "
+        "Nothing is sent for a student the kit could not grade, whose written answers still wait for points, or "
+        "without a Canvas user id: each is listed. The token is read from CANVAS_API_TOKEN (a teacher's or TA's: "
+        "Account > Settings > New access token), never from the command line.",
+    )
+    push_canvas_command.add_argument("out", help="the --out folder of grade-all (summary.csv, students/<student>/)")
+    push_canvas_command.add_argument(
+        "--course", required=True, type=_canvas_id, metavar="ID", help="the course's id: the N of .../courses/N"
+    )
+    push_canvas_command.add_argument(
+        "--assignment",
+        required=True,
+        type=_canvas_id,
+        metavar="ID",
+        help="the Canvas assignment's id: the N of .../assignments/N",
+    )
+    push_canvas_command.add_argument(
+        "--url", help="the Canvas instance, e.g. https://canvas.example.edu (default: $CANVAS_API_URL)"
+    )
+    sending = push_canvas_command.add_mutually_exclusive_group()
+    sending.add_argument(
+        "--dry-run", dest="apply", action="store_false", help="only show what would change (the default)"
+    )
+    sending.add_argument("--apply", dest="apply", action="store_true", help="send the changes shown")
+    push_canvas_command.set_defaults(run=cmd_push_canvas, apply=False)
 
     demo_command = commands.add_parser(
         "demo",

@@ -11,12 +11,15 @@ import nbformat
 from .. import KIT_ROOT
 from ..assignments import Assignment
 from ..grade.mistakes import catalogue
-from .blocks import _blocks_of, strip_markers
+from .blocks import _blocks_of, add_stub_raises, exercise_message, strip_markers
 from .notebook import METADATA_KEY, notebook_text
 
 
-def sample_notebook(assignment: Assignment, mistake_id: str | None) -> nbformat.NotebookNode:
-    """A student's finished notebook: the release filled with the reference's code, with one known mistake if named."""
+def sample_notebook(assignment: Assignment, mistake_id: str | None, stub_kept: bool = False) -> nbformat.NotebookNode:
+    """A student's finished notebook: the release filled with the reference's code, with one known mistake if named.
+
+    stub_kept: every exercise keeps the stub's ``raise NotImplementedError`` under its return
+    (unreachable), as students often leave it: it must change nothing of the grading."""
     source = assignment.reference_path.read_text()
     if mistake_id is not None:
         source = next(m for m in catalogue(assignment) if m.id == mistake_id).source(source)
@@ -24,7 +27,10 @@ def sample_notebook(assignment: Assignment, mistake_id: str | None) -> nbformat.
     notebook = nbformat.read(assignment.release_dir / assignment.notebook_name, as_version=4)
     for cell in notebook.cells:
         if cell.get("id") in blocks:
-            cell.source = strip_markers(blocks[cell.id]).rstrip("\n")
+            code = blocks[cell.id]
+            if stub_kept:
+                code = add_stub_raises(code, exercise_message(assignment, cell.id))
+            cell.source = strip_markers(code).rstrip("\n")
     notebook.metadata[METADATA_KEY]["note"] = (
         f"a sample submission with the mistake {mistake_id}" if mistake_id else "a sample submission"
     )

@@ -13,7 +13,7 @@ makes it and on whatever CPU they are graded. DIR/clusters.json lists the groups
       "named": null,                               # the known mistake named, or null
       "checks": [{"check": "keeps each head's features", "failed": 3, "of": 4}],
       "excerpt": "def split_heads(x, n_heads): ...",  # one member's code
-      "unfinished": false,                         # that code still holds the stub
+      "unfinished": false,                         # that code is not started: it still raises its stub
       "note": null}, ...]                          # the instructor's note, when written
 
 An instructor writes a note for a group once, in solutions/<a>/cluster_notes.toml:
@@ -39,7 +39,6 @@ from pathlib import Path
 from ..assignments import Assignment
 from ..errors import KitError
 from ..grade.deciding import NOTES_FILE
-from ..public.loader import holds_stub
 from ..results.atomic import write_atomically
 from ..results.outcome import GRADED
 from ..results.read import CheckRecord, Results
@@ -131,11 +130,17 @@ def clusters(assignment: Assignment, results: dict[str, Results], code_of, notes
                     for name, _, failed, total in entry.checks
                 ],
                 "excerpt": clean(excerpt, 2000),
-                "unfinished": holds_stub(excerpt),
+                "unfinished": _not_started(results[members[0]], entry.exercise),
                 "note": notes.get(entry.id),
             }
         )
     return found
+
+
+def _not_started(results: Results, exercise: str) -> bool:
+    """Whether the grading found the exercise not started (its code raised its own stub's error: grade/unfinished.py)."""
+    points = results.points().get(exercise)
+    return points is not None and points.not_started
 
 
 def _title(test_name: str, exercise: str) -> str:

@@ -7,15 +7,18 @@ an earlier run; then the written answers' columns and ``total`` (deliver/answers
 The LMS grade files (lms_grades.py) are made from these rows. A row's values are text safe
 to print (results/text.py's clean); in the file, every cell but the points the kit computed
 passes through csv_cell, on one line, so a spreadsheet shows it as text: nothing in it
-runs as a formula.
+runs as a formula. read_summary reads the file back, for the steps after grade-all
+(push canvas): the same rows, but for the cells csv_cell made inert, which stay as written.
 """
 
 from __future__ import annotations
 
+import csv
 from fractions import Fraction
 from pathlib import Path
 
 from ..assignments import Assignment
+from ..errors import KitError
 from ..results.atomic import write_atomically
 from ..results.outcome import GRADED, KIT_ERROR
 from ..results.read import Results
@@ -25,6 +28,7 @@ from . import answers
 from .intake import Intake, Submission
 
 CELL_LIMIT = 1000  # characters of one cell; the rest is cut, and said so
+NEEDED = ("key", "name", "student_id", "status", "reason", "score", "source", "total")  # what read_summary requires
 
 
 def summary_rows(
@@ -121,3 +125,29 @@ def _row(
 def points_text_of(value: float | None) -> str:
     """Points as summary.csv shows them ("" when there are none)."""
     return points_text(Fraction(str(value))) if value is not None else ""
+
+
+def read_summary(out: Path) -> list[dict[str, str]]:
+    """summary.csv of grade-all's folder ``out``, read back: its rows, as dicts by column, every value a string.
+
+    The grade an LMS gets is lms_grades.grade of a row, as it is of summary_rows'. A cell
+    csv_cell made inert keeps its leading ' (it is shown as written). KitError when the file
+    is missing, unreadable or lacks a column the kit writes.
+    """
+    path = Path(out) / "summary.csv"
+    try:
+        with open(path, newline="", encoding="utf-8") as file:
+            reader = csv.DictReader(file)
+            rows = [{column: value or "" for column, value in row.items() if column is not None} for row in reader]
+            head = reader.fieldnames or []
+    except FileNotFoundError:
+        raise KitError(f"{path} does not exist: give the --out folder of a grade-all run") from None
+    except (OSError, UnicodeDecodeError, csv.Error) as error:
+        raise KitError(f"{path} could not be read ({error}): run grade-all again to write it") from None
+    missing = [column for column in NEEDED if column not in head]
+    if missing:
+        raise KitError(
+            f"{path} has no column {', '.join(missing)}: it is not grade-all's summary.csv, or an older kit's; "
+            "run grade-all again to write it"
+        )
+    return rows

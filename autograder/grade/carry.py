@@ -35,12 +35,12 @@ from ..public.carry import (
     replace_tensors,
     talk,
 )
-from ..public.loader import is_stub
 from ..public.plain_trees import CarryError, Decoder, Encoder
 from ..public.selfcheck import exercises_called
 from ..results.scoring import summarize
 from .mistakes import name_mistakes
 from .reference import Reference
+from .unfinished import calling_in, not_started
 
 # What the reference computes on is the student's data, so every request is bounded before
 # the reference sees it, well above what a caller checked on the graders' inputs passes (a few
@@ -400,7 +400,8 @@ def carry_forward(
     place; returns the names graded so, with the names that stood in.
 
     calls: each name's graded names its code calls, directly or through others; unfinished: the names
-    still holding their stub (not started: not graded again). Callees come first, so that a name that
+    not started (their code still raises its stub, grade/unfinished.py: not graded again). Callees come
+    first, so that a name that
     earns all its points once graded so is its own callers' callee no longer: its own code stands.
     """
     carried: dict[str, tuple[str, ...]] = {}
@@ -448,7 +449,7 @@ def carry_in_kernel(assignment: Assignment, reference: Reference, name: str, nam
     calls = {n: set(exercises_called(namespace[n], n, graded, namespace)) for n in graded if n in namespace}
     reached = [n for n in graded if n == name or n in calls.get(name, set())]
     results = list(own) + [result for n in reached if n != name for result in run_checks(n)]
-    unfinished = frozenset(n for n in reached if is_stub(namespace.get(n)))
+    unfinished = not_started(results, calling_in(namespace))
 
     def rerun(caller: str, callees: tuple[str, ...]) -> list:
         with standing_in(reference, callees, namespace):
@@ -464,9 +465,12 @@ def checked_in_kernel(assignment: Assignment, reference: Reference, name: str, n
     them: a called name's only where this name's code calls it and it fails its own checks.
 
     Returns the name's results and the names the reference stood in for (none: ())."""
-    results, carried = carry_in_kernel(assignment, reference, name, namespace, run_checks(name), run_checks)
-    if is_stub(namespace.get(name)) or all(result.passed for result in results):
-        return results, carried  # not started, or nothing to explain
+    own = run_checks(name)
+    if name in not_started(own, calling_in(namespace)):
+        return own, ()  # not started: not graded again, nothing to explain
+    results, carried = carry_in_kernel(assignment, reference, name, namespace, own, run_checks)
+    if all(result.passed for result in results):
+        return results, carried  # nothing to explain
     called = frozenset(exercises_called(namespace[name], name, assignment.graded, namespace))
     failing = frozenset(
         callee

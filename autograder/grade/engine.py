@@ -29,7 +29,8 @@ from ..config import GiB, GradingConfig
 from ..errors import KitError
 from ..public import trees, wire
 from ..public.carry import carried_note
-from ..public.loader import Entry, GradedSource, SubmissionError, find_entry, graded_source
+from ..public.loader import Entry, SubmissionError, find_entry, graded_calls
+from ..public.probing import CALLS_ITS_CODE
 from ..public.selfcheck import calls_failing
 from ..public.selfcheck import judge as judge_visible
 from ..results.model import CheckResult, Report, by_check
@@ -51,6 +52,7 @@ from .reference import Reference
 from .reference_process import ReferenceProcess
 from .submission import demo_cell_digests
 from .threads import single_threaded
+from .unfinished import not_started
 
 ON_CPU = (
     "{name} was graded on the CPU: on the GPU its process met a CUDA error that its own use of GPU memory did not "
@@ -355,7 +357,8 @@ class Grader:
         return session, entry, notes
 
     def _run(self, session: Session, entry, submission: Path) -> tuple[list[CheckResult], frozenset[str]]:
-        """Every check's results (error carried forward included), and the graded names whose code still holds its stub."""
+        """Every check's results (error carried forward included), and the graded names not started (their code
+        still raises its stub: grade/unfinished.py)."""
         results: list[CheckResult] = []
         for name in self.assignment.graded:
             mine = self._checks_of(session, name, entry)
@@ -363,12 +366,13 @@ class Grader:
                 mine = self._on_cpu(submission, name)
                 session.notes.append(ON_CPU.format(name=name))
             results += mine
-        carried = self.carry_forward(results, entry, submission)
-        not_started = self._diagnose_all(results, entry, carried)
+        unstarted = self.not_started(results, session)
+        carried = self.carry_forward(results, entry, submission, unstarted)
+        self._diagnose_all(results, entry, unstarted, carried)
         for result in results:
             if result.kind == "hidden":  # what grade-all groups students by (deliver/clusters.py)
                 result.behaviour = case_behaviour(result, self.reference)
-        return results, not_started
+        return results, unstarted
 
     def _checks_of(self, session: Session, name: str, entry, visible: bool = True) -> list[CheckResult]:
         """The hidden checks of one graded name and (where ``visible``) its visible ones, on a session."""
@@ -392,23 +396,37 @@ class Grader:
         finally:
             trees.remove_tree(folder)
 
+    def not_started(self, results: list[CheckResult], session: Session) -> frozenset[str]:
+        """The graded names not started, told by what their code did in the session's process (grade/unfinished.py)."""
+
+        def error_of(name: str) -> str | None:
+            return StudentView(session, name, self.device, self.rehearsal.sizes).error_of(
+                CALLS_ITS_CODE, {"name": name}
+            )
+
+        return not_started(results, error_of)
+
     # ---------------------------------------------------------------- error carried forward
 
     def carry_forward(
-        self, results: list[CheckResult], entry: Entry, submission: Path, visible: bool = True
+        self,
+        results: list[CheckResult],
+        entry: Entry,
+        submission: Path,
+        unstarted: frozenset[str],
+        visible: bool = True,
     ) -> dict[str, tuple[str, ...]]:
         """Error carried forward (grade/carry.py's ``carry_forward``), each carried run in a fresh process of the
         submission (its visible checks too, where ``visible``): the names graded with the reference standing
-        in, and for which names."""
+        in, and for which names. unstarted: the names not started, never graded so."""
         if not self.carry_forward_enabled:
             return {}
-        source = _graded_source(entry, self.assignment.graded)
         stopped: dict[str, tuple[tuple[str, ...], str]] = {}
         carried = carry_forward(
             self.assignment.points,
             self.assignment.graded,
-            source.calls,
-            source.unfinished,
+            _graded_calls(entry, self.assignment.graded),
+            unstarted,
             results,
             lambda name, callees: self._carried_run(submission, name, callees, visible, stopped),
         )
@@ -453,18 +471,21 @@ class Grader:
         return results
 
     def _diagnose_all(
-        self, results: list[CheckResult], entry: Entry, carried: dict[str, tuple[str, ...]] | None = None
-    ) -> frozenset[str]:
+        self,
+        results: list[CheckResult],
+        entry: Entry,
+        unstarted: frozenset[str],
+        carried: dict[str, tuple[str, ...]] | None = None,
+    ) -> None:
         """Name known mistakes once every name is graded, called names before their callers:
         what a name's own checks found decides which of its mistakes may explain its callers.
 
         A failing check of a name whose code (the student's) calls names failing their own
         checks says so first. A name graded with the reference standing in for its callees
-        (``carried``) is judged on its own: its own mistakes only. A name whose code still
-        holds its stub is not started: no mistake is named for it (an empty constructor is
-        not a mistake of the catalogue). Returns those names."""
-        source = _graded_source(entry, self.assignment.graded)
-        calls = source.calls
+        (``carried``) is judged on its own: its own mistakes only. A name not started
+        (``unstarted``: its code still raises its stub) has no mistake named (an empty
+        constructor is not a mistake of the catalogue)."""
+        calls = _graded_calls(entry, self.assignment.graded)
         carried = carried or {}
 
         hidden = [r for r in results if r.kind == "hidden"]
@@ -475,13 +496,12 @@ class Grader:
             called = frozenset(calls.get(name, set()))
             stood_in = frozenset(carried.get(name, ()))
             callees = tuple(n for n in self.assignment.graded if n in (called & failed) - stood_in)
-            if name not in source.unfinished:
+            if name not in unstarted:
                 name_mistakes(self.assignment, name, mine, frozenset(callees), named, called, stood_in)
             named[name] = {m for r in mine for m in r.mistakes}
             if callees and name not in carried:
                 for failing in _first_failures([r for r in results if r.name == name]):
                     failing.message = calls_failing(name, list(callees)) + "\n" + failing.message
-        return source.unfinished
 
     def _visible_results(self, name: str, view: StudentView) -> list[CheckResult]:
         results = []
@@ -528,12 +548,12 @@ class Grader:
         self.close()
 
 
-def _graded_source(entry, graded: tuple[str, ...]) -> GradedSource:
-    """What the submission's source says of its graded names; nothing where it cannot be read."""
+def _graded_calls(entry, graded: tuple[str, ...]) -> dict[str, set[str]]:
+    """The graded names each graded name's source calls (loader.graded_calls); none where it cannot be read."""
     try:
-        return graded_source(entry, graded)
+        return graded_calls(entry, graded)
     except (SubmissionError, OSError):
-        return GradedSource({}, frozenset())
+        return {}
 
 
 def _first_failures(results: list[CheckResult]) -> list[CheckResult]:

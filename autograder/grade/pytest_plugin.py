@@ -173,8 +173,9 @@ def pytest_terminal_summary(terminalreporter, config):
         return
     grading = config.stash[_STATE]
     grader, session, entry, notes = grading.started
-    carried = grader.carry_forward(grading.results, entry, grading.submission, visible=False)
-    not_started = grader._diagnose_all(grading.results, entry, carried)
+    not_started = grader.not_started(grading.results, session)
+    carried = grader.carry_forward(grading.results, entry, grading.submission, not_started, visible=False)
+    grader._diagnose_all(grading.results, entry, not_started, carried)
     report = summarize(
         grader.assignment.points, grading.results, assignment=grader.assignment.name, submission=str(grading.submission),
         entry=entry.path.name, notes=notes + session.notes, isolation=grader.isolation.as_dict(), device=grader.device, device_why=grader.device_why,

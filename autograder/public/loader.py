@@ -14,7 +14,6 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
-import inspect
 import json
 import linecache
 import re
@@ -29,28 +28,31 @@ from .probing import describe_exception
 MAX_SOURCE_BYTES = 8 * 1024 * 1024  # a notebook with images can be large; code never is
 # Never a student's work: tools' folders, and the course's own self-check bundle.
 SKIP_DIRS = {".git", ".ipynb_checkpoints", "__pycache__", ".venv", "venv", "env", "node_modules", ".github"}
-# Every stub's NotImplementedError says this: a definition that still holds it is not done.
-# It is printed under the check cell, so it says which line, in which cell.
+# Every stub's NotImplementedError says this: "Exercise 3 (softmax): <marker>.". It is
+# printed under the check cell, so it says which line, in which cell.
 STUB_MARKER = "replace the `raise NotImplementedError` line in the exercise cell with your code"
 # What the stubs of earlier releases say, which notebooks already handed out still hold.
 STUB_MARKERS = (STUB_MARKER, "replace this line with your code")
+_STUB_RAISED = re.compile(
+    r"NotImplementedError: Exercise \d+ \(([A-Za-z_]\w*)\): (?:" + "|".join(map(re.escape, STUB_MARKERS)) + ")"
+)
 
 
 def holds_stub(text: str) -> bool:
-    """Whether a piece of code, or an error it raised, holds a stub's message (of this release or an earlier one)."""
+    """Whether a piece of text holds a stub's message (of this release or an earlier one)."""
     return any(marker in text for marker in STUB_MARKERS)
 
 
-def is_stub(value) -> bool:
-    """Whether a function or class (of a running notebook) still holds a stub's message in its source."""
-    parts = [value] + [v for v in vars(value).values() if inspect.isfunction(v)] if inspect.isclass(value) else [value]
-    for part in parts:
-        try:
-            if holds_stub(inspect.getsource(part)):
-                return True
-        except (OSError, TypeError):
-            continue  # no source to read (a built-in, or a class of a notebook cell on some Pythons)
-    return False
+def stub_raised(error: str | None) -> str | None:
+    """The exercise whose stub's NotImplementedError an error (as a probe reports it) is: the one its message
+    names ("Exercise 3 (softmax): replace ..."); None for any other error.
+
+    Whether an exercise is done is decided by what its code does: its own stub's error
+    raised when it runs (grade/unfinished.py, public/selfcheck.py), never by the stub's
+    line left in its text, which a finished function often keeps, unreachable, under its
+    return."""
+    found = _STUB_RAISED.search(error or "")
+    return found.group(1) if found else None
 
 
 # The first line of the notebook cell that holds the self-check bundle: never run when grading.
@@ -163,8 +165,8 @@ def _sources(entry: Entry) -> list[str]:
     return [read_text(p) for p in _files_in(entry.path) if p.suffix == ".py" and not _skipped(p, entry.path)]
 
 
-def _trees(entry: Entry, defining: tuple[str, ...] = ()) -> list[tuple[str, ast.Module]]:
-    """Each source of the submission with its syntax tree; a source that does not parse is left out.
+def _trees(entry: Entry, defining: tuple[str, ...] = ()) -> list[ast.Module]:
+    """The syntax tree of each source of the submission; a source that does not parse is left out.
 
     defining: only the sources that may define one of these names as a function or
     class (a notebook's other cells are most of its text, and parsing costs).
@@ -175,7 +177,7 @@ def _trees(entry: Entry, defining: tuple[str, ...] = ()) -> list[tuple[str, ast.
         if wanted is not None and not wanted.search(source):
             continue
         try:
-            trees.append((source, ast.parse(source)))
+            trees.append(ast.parse(source))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
     return trees
@@ -188,13 +190,12 @@ def _defines_any(names: tuple[str, ...]) -> re.Pattern:
 
 def _definitions(entry: Entry) -> dict[str, bool]:
     """Each top-level name a submission defines, and whether any of its definitions is done
-    (an assignment, an import, or a function or class that holds no stub's NotImplementedError)."""
+    (an assignment, an import, or a function or class that holds no stub's raise that can run)."""
     done: dict[str, bool] = {}
-    for source, tree in _trees(entry):
-        lines = _LINE_BREAK.split(source)
+    for tree in _trees(entry):
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                finished = not holds_stub(_lines_of(lines, node))
+                finished = not _runs_a_stub(node.body)
                 done[node.name] = done.get(node.name, False) or finished
             elif isinstance(node, (ast.Assign, ast.AnnAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -204,45 +205,69 @@ def _definitions(entry: Entry) -> dict[str, bool]:
     return done
 
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # what the parser counts as a line's end (str.splitlines counts more)
+def _runs_a_stub(block: list[ast.stmt]) -> bool:
+    """Whether a block (a function's body, a class's, nested ones included) holds a stub's raise that can run:
+    one that no return, raise, break or continue before it skips. Choosing the file to grade runs no code, so
+    it reads this from the syntax tree; the stub's line a finished function keeps under its return is dead
+    code, and no stub."""
+    for statement in block:
+        if isinstance(statement, ast.Raise) and any(
+            isinstance(node, ast.Constant) and isinstance(node.value, str) and holds_stub(node.value)
+            for node in ast.walk(statement)
+        ):
+            return True
+        if any(_runs_a_stub(inner) for inner in _inner_blocks(statement)):
+            return True
+        if _leaves(statement):
+            return False
+    return False
 
 
-def _lines_of(lines: list[str], node: ast.stmt) -> str:
-    """The whole lines a top-level statement spans (ast.get_source_segment splits the source each call)."""
-    return "\n".join(lines[node.lineno - 1 : node.end_lineno])
+def _leaves(statement: ast.stmt) -> bool:
+    """Whether the statements after this one in its block never run: it returns, raises, breaks or
+    continues, or so does each branch of an if/else (the block of a with)."""
+    if isinstance(statement, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
+        return True
+    if isinstance(statement, ast.If):
+        return bool(statement.orelse) and _block_leaves(statement.body) and _block_leaves(statement.orelse)
+    if isinstance(statement, (ast.With, ast.AsyncWith)):
+        return _block_leaves(statement.body)
+    return False
+
+
+def _block_leaves(block: list[ast.stmt]) -> bool:
+    return any(_leaves(statement) for statement in block)
+
+
+def _inner_blocks(statement: ast.stmt) -> list[list[ast.stmt]]:
+    """The blocks a statement holds: a def's or a class's body, an if's two branches, a try's handlers ..."""
+    blocks = []
+    for _, value in ast.iter_fields(statement):
+        if isinstance(value, list) and value:
+            if isinstance(value[0], ast.stmt):
+                blocks.append(value)
+            else:  # an except's handlers, a match's cases
+                blocks += [item.body for item in value if isinstance(getattr(item, "body", None), list)]
+    return blocks
 
 
 def defined_names(entry: Entry, done_only: bool = False) -> set[str]:
     """The top-level names a submission defines, read from its source without running it.
 
-    done_only leaves out functions and classes that still hold a stub's NotImplementedError.
+    done_only leaves out functions and classes that still hold a stub's raise that can run.
     """
     return {name for name, done in _definitions(entry).items() if done or not done_only}
 
 
-@dataclass(frozen=True)
-class GradedSource:
-    """What a submission's source says of its graded names, read without running it."""
-
-    calls: dict[str, set[str]]  # each graded name's other graded names it mentions, directly or through them
-    unfinished: frozenset[str]  # graded names whose definition still holds a stub's NotImplementedError
-
-
-def graded_source(entry: Entry, graded: tuple[str, ...]) -> GradedSource:
-    """For each graded name the submission defines as a function or class (the last
-    definition counts): the graded names it calls, and whether it is still a stub."""
+def graded_calls(entry: Entry, graded: tuple[str, ...]) -> dict[str, set[str]]:
+    """For each graded name the submission defines as a function or class (the last definition counts), the
+    other graded names it mentions, directly or through them; read from its source without running it."""
     mentions: dict[str, set[str]] = {}
-    unfinished: set[str] = set()
-    for source, tree in _trees(entry, graded):
-        lines = _LINE_BREAK.split(source)
+    for tree in _trees(entry, graded):
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in graded:
                 names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
                 mentions[node.name] = names & set(graded) - {node.name}
-                if holds_stub(_lines_of(lines, node)):
-                    unfinished.add(node.name)
-                else:
-                    unfinished.discard(node.name)
     reached = {}
     for name in mentions:
         found: set[str] = set()
@@ -252,7 +277,7 @@ def graded_source(entry: Entry, graded: tuple[str, ...]) -> GradedSource:
             found.add(callee)
             pending |= mentions.get(callee, set()) - found - {name}
         reached[name] = found
-    return GradedSource(reached, frozenset(unfinished))
+    return reached
 
 
 def _skipped(path: Path, root: Path) -> bool:

@@ -19,7 +19,7 @@ import builtins
 import re
 
 from .probing import FRAME_NAMES, Implementation
-from .selfcheck import VisibleChecks, exercises_called, globals_of, report, stub_message
+from .selfcheck import VisibleChecks, exercises_called, globals_of, not_started, report
 
 NEEDS = re.compile(r"^#\s*needs:\s*(.*)$")
 
@@ -35,7 +35,8 @@ class SelfCheck:
 
     def __init__(self, data: dict):
         self.visible = VisibleChecks(data)
-        self._passed: dict[str, tuple[tuple, bool]] = {}  # name -> (the code judged, whether it passed)
+        # name -> (the code judged, (whether it passed, whether it is not started))
+        self._passed: dict[str, tuple[tuple, tuple[bool, bool]]] = {}
         self._carried: dict[str, tuple[tuple, bool]] = {}  # name -> (the code judged, whether it passed so)
         self.check = self._notebook_check()
 
@@ -73,8 +74,9 @@ class SelfCheck:
         called = tuple(exercises_called(exercise, name, self.visible.names, globals_of(exercise)))
         impl = Implementation({name: exercise})
         outcomes = self.visible.run(impl, name, failing, called)
-        self._passed[name] = (self._version(name, exercise), all(o.passed for o in outcomes))  # what demos wait for
-        if failing and self.visible.carry_forward and not all(o.passed for o in outcomes):
+        passed, unstarted = all(o.passed for o in outcomes), not_started(outcomes)
+        self._passed[name] = (self._version(name, exercise), (passed, unstarted))  # what demos wait for
+        if failing and self.visible.carry_forward and not passed and not unstarted:
             again = self.visible.run_carried(impl, name, failing, globals_of(exercise), called)
             if sum(o.passed for o in again) > sum(o.passed for o in outcomes):
                 outcomes = again
@@ -85,7 +87,7 @@ class SelfCheck:
         called = exercises_called(exercise, name, self.visible.names, globals_of(exercise))
         return (exercise, *sorted(called.items(), key=lambda item: item[0]))
 
-    def _kept(self, verdicts: dict, name: str, version: tuple) -> bool | None:
+    def _kept(self, verdicts: dict, name: str, version: tuple):
         """The verdict kept for this version of the code, or None."""
         seen = verdicts.get(name)
         if seen is None or len(seen[0]) != len(version) or seen[0][0] is not version[0]:
@@ -96,8 +98,9 @@ class SelfCheck:
 
     def failing_callees(self, name: str, exercise) -> tuple[str, ...]:
         """The other exercises the code of ``exercise`` calls, directly or through them, that fail their own checks."""
-        if stub_message(exercise) is not None:
-            return ()  # not done itself: nothing it calls is run
+        verdict = self._kept(self._passed, name, self._version(name, exercise))
+        if verdict is not None and verdict[1]:
+            return ()  # not started itself (its checks said so): nothing it calls is run
         called = exercises_called(exercise, name, self.visible.names, globals_of(exercise))
         return tuple(callee for callee in self.visible.names if callee in called and not self.passes(called[callee]))
 
@@ -109,9 +112,10 @@ class SelfCheck:
         version = self._version(name, exercise)
         verdict = self._kept(self._passed, name, version)
         if verdict is None:
-            verdict = all(o.passed for o in self.visible.run(Implementation({name: exercise}), name))
+            outcomes = self.visible.run(Implementation({name: exercise}), name)
+            verdict = (all(o.passed for o in outcomes), not_started(outcomes))
             self._passed[name] = (version, verdict)
-        return verdict
+        return verdict[0]
 
     def passes_carried(self, exercise, callees: tuple[str, ...]) -> bool:
         """Whether an exercise passes its visible checks with the reference standing in for ``callees``."""

@@ -15,6 +15,9 @@ A probe whose graded name takes no tensor (``encode``, ``make_causal_mask``) dec
 
 from __future__ import annotations
 
+import contextlib
+import inspect
+import io
 import re
 import sys
 import traceback
@@ -154,6 +157,54 @@ def run_probe(probe_id: str, impl: Implementation, inputs: dict) -> tuple[dict[s
         return {}, str(error)
     except BaseException as error:  # a student's code may raise anything, SystemExit included
         return {}, f"your code raised {describe_exception(error)}"
+
+
+def calls_its_code(impl: Implementation, name: str) -> dict:
+    """Call the code of a graded name that is a class, asking nothing of what it does: each method the class
+    defines, its constructor first, on an instance made without running it, with None for every argument it
+    requires. Raises the first NotImplementedError one of them raises; anything else is ignored, and what
+    they print is not shown.
+
+    Every check of a class may fail before its methods run (its constructor still empty, the
+    attributes the checks load weights into are missing): this tells whether the class is
+    still its stub, whose error names the exercise (grade/unfinished.py). A function's checks
+    call it, and tell that themselves: it is not called here."""
+    exercise = getattr(impl, name)
+    if not inspect.isclass(exercise):
+        return {}
+    try:
+        instance = exercise.__new__(exercise)  # its own __new__, as calling the class runs it
+    except Exception:
+        instance = None
+    methods = [function for function in vars(exercise).values() if inspect.isfunction(function)]
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        for method in methods:
+            args, kwargs = _nones(method)
+            try:
+                method(instance, *args, **kwargs)
+            except NotImplementedError:
+                raise
+            except Exception:
+                continue
+    return {}
+
+
+def _nones(method) -> tuple[list, dict]:
+    """None for each parameter of a method without a default, after its first (self): (args, kwargs)."""
+    try:
+        parameters = list(inspect.signature(method).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return [], {}
+    required = [p for p in parameters if p.default is inspect.Parameter.empty]
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return (
+        [None for p in required if p.kind in positional],
+        {p.name: None for p in required if p.kind == inspect.Parameter.KEYWORD_ONLY},
+    )
+
+
+CALLS_ITS_CODE = "kit.calls_its_code"
+PROBES[CALLS_ITS_CODE] = Probe(CALLS_ITS_CODE, calls_its_code, {})
 
 
 # Functions that turn a code object's file name into the name a student knows it by

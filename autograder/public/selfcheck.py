@@ -45,8 +45,8 @@ import numpy as np
 from . import wire
 from .carry import Substitutes, carried_note
 from .compare import differences, matches
-from .loader import holds_stub
-from .probing import PROBES, Implementation, error_kind, run_probe
+from .loader import stub_raised
+from .probing import CALLS_ITS_CODE, PROBES, Implementation, error_kind, run_probe
 from .replay import Recorded
 
 
@@ -57,7 +57,7 @@ class Outcome:
     passed: bool
     message: str = ""
     mistakes: tuple[str, ...] = ()  # ids of the known mistakes the outputs match
-    not_done: bool = False  # the exercise still holds its stub
+    not_done: bool = False  # the exercise's own stub raised: not started
     note: bool = False  # passed, with advice in message
     carried: tuple[str, ...] = ()  # the exercises the reference stood in for
 
@@ -75,15 +75,6 @@ def code_objects(exercise) -> list:
             found.append(code)
             pending += [c for c in code.co_consts if hasattr(c, "co_consts")]
     return found
-
-
-def stub_message(exercise) -> str | None:
-    """The message of the stub's NotImplementedError an exercise (a function, a class's methods) still holds."""
-    for code in code_objects(exercise):
-        for constant in code.co_consts:
-            if isinstance(constant, str) and holds_stub(constant):
-                return constant
-    return None
 
 
 def names_read(exercise) -> set[str]:
@@ -155,16 +146,27 @@ class VisibleChecks:
 
         failing_callees: the exercises ``name`` calls that fail their own checks; called:
         every exercise its code calls, directly or not (None: not known, taken as all).
+
+        Whether the exercise is done is told by what its code does, as the grader tells it
+        (grade/unfinished.py): where a check fails, it is not done when a check raised its own
+        stub's error or, its checks failing before reaching its code (a class whose constructor
+        is still empty), calling its code does (``calls_its_code``); then every check says so. A
+        stub's line left under a finished return never runs, and changes nothing.
         """
-        stub = stub_message(getattr(impl, name))
-        if stub is not None:
-            message = f"NotImplementedError: {stub}"
-            return [Outcome(name, check["title"], False, message, not_done=True) for check in self.checks(name)]
         runs = [
             (check, *run_probe(check["probe"], impl, copy.deepcopy(self.inputs(check)))) for check in self.checks(name)
         ]
         only = common_mistakes([[m["id"] for m in _problem(c, got, error, impl.device)[1]] for c, got, error in runs])
-        return [judge(c, got, error, impl.device, failing_callees, called, only=only) for c, got, error in runs]
+        outcomes = [judge(c, got, error, impl.device, failing_callees, called, only=only) for c, got, error in runs]
+        if all(o.passed for o in outcomes):
+            return outcomes
+        stub = next((o.message for o in outcomes if o.not_done), None)
+        if stub is None:
+            _, error = run_probe(CALLS_ITS_CODE, impl, {"name": name})
+            stub = error if stub_raised(error) == name else None
+        if stub is None:
+            return outcomes
+        return [Outcome(name, o.title, False, stub, not_done=True) for o in outcomes]
 
     def run_carried(
         self,
@@ -242,7 +244,7 @@ def judge(
         return Outcome(name, title, True)
     if check.get("note") and not error:
         return Outcome(name, title, True, check["note"], note=True)
-    not_done = bool(error) and holds_stub(problem) and f"({name})" in problem  # its own stub, not a called one's
+    not_done = bool(error) and stub_raised(problem) == name  # its own stub, not a called one's
     found = [m for m in found if only is None or m["id"] in only]
     named, look_alikes = attribute(name, found, lambda m: m.get("target", name), failing_callees)
     message = problem + shown_inputs(check)
@@ -335,6 +337,11 @@ def look_alike_line(name: str, target: str, message: str, called: bool, stood_in
     return f"\nThis is what a known mistake of {target} gives, yet {why}. That mistake: {message}"
 
 
+def not_started(outcomes: list[Outcome]) -> bool:
+    """Whether an exercise's visible checks found it not started: none passed, and its own stub raised in each."""
+    return bool(outcomes) and all(o.not_done and not o.passed for o in outcomes)
+
+
 def report(name: str, outcomes: list[Outcome], hidden: str = "", failing_callees: tuple[str, ...] = ()) -> str:
     """What a check cell prints: each visible check, what failed and why, what the hidden checks test.
 
@@ -343,7 +350,7 @@ def report(name: str, outcomes: list[Outcome], hidden: str = "", failing_callees
     ``carried``), that is said first instead.
     """
     passed = sum(o.passed for o in outcomes)
-    if outcomes and all(o.not_done for o in outcomes if not o.passed) and passed == 0:
+    if not_started(outcomes):
         first = outcomes[0].message.split("NotImplementedError: ", 1)[-1].split(" (in ", 1)[0]
         return f"{name}: not done yet. {first}"
     carried = next((o.carried for o in outcomes if o.carried), ())

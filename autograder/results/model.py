@@ -74,7 +74,7 @@ class Report:
     mistake_messages: dict[str, str] = field(default_factory=dict)  # id -> what a student reads
     hidden_summary: dict = field(default_factory=dict)  # name -> {"cases", "titles"}
     order: tuple[str, ...] = ()  # the graded names, in the order students meet them
-    not_started: frozenset[str] = frozenset()  # graded names whose code still holds its stub
+    not_started: frozenset[str] = frozenset()  # graded names whose code still raises its stub (grade/unfinished.py)
 
     @property
     def hidden(self) -> list[CheckSummary]:
@@ -105,7 +105,7 @@ class Report:
         return sorted({m for check in self.hidden for m in check.mistakes})
 
     def unstarted(self) -> list[str]:
-        """The graded names not started (their stub untouched) that earned nothing, in order."""
+        """The graded names not started (their code still raises its stub) that earned nothing, in order."""
         return [name for name, (score, _) in self.by_name().items() if name in self.not_started and score == 0]
 
     def internal_errors(self) -> list[CheckSummary]:

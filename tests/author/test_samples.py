@@ -51,3 +51,16 @@ def test_a_sample_is_named_for_its_mistake_and_rewritten_only_when_stale(mha, sc
     assert solved.read_text() == notebook_text(samples.sample_notebook(mha, None))
     solved.write_text("stale")
     assert samples.sample_path(mha, None).read_text() == notebook_text(samples.sample_notebook(mha, None))
+
+
+def test_a_sample_that_keeps_the_stubs_line_holds_it_under_each_return_alone(mha):
+    """Does every exercise of a sample that keeps the stub's line hold the stub's raise right under a return, and
+    differ from the finished exercise by those lines alone?"""
+    solved = exercise_cells(samples.sample_notebook(mha, mha.demo_mistake), mha)
+    kept = exercise_cells(samples.sample_notebook(mha, mha.demo_mistake, stub_kept=True), mha)
+    for number, name in enumerate(mha.graded, start=1):
+        lines = kept[name].split("\n")
+        raises = [i for i, line in enumerate(lines) if f"NotImplementedError('Exercise {number} ({name}):" in line]
+        assert raises, name
+        assert all(lines[i - 1].strip().startswith("return") for i in raises), name
+        assert "\n".join(line for i, line in enumerate(lines) if i not in raises) == solved[name]

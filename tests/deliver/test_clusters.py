@@ -78,6 +78,21 @@ def test_students_are_grouped_by_behaviour(numpy_assignment):
     assert slip["note"] is None
 
 
+def test_a_group_is_unfinished_where_its_grading_found_the_exercise_not_started(numpy_assignment):
+    """Is a group "unfinished" where the grading found its code not started (it raised its own stub), and not
+    where finished code keeps the stub's line under its return?"""
+    stub = "raise NotImplementedError('Exercise 1 (softmax): replace this line with your code.')"
+    raised = check("softmax", "normalises rows", "raised")
+    blank = read_results({**document(raised), "extra_data": {"status": "graded", "not_started": ["softmax"]}})
+    kept = results(SLIP)
+    code = {
+        "blank": f"def softmax(x, axis=-1):\n    {stub}",
+        "kept": f"def softmax(x, axis=-1):\n    return x\n    {stub}",
+    }
+    found = clusters(numpy_assignment, {"blank": blank, "kept": kept}, lambda key: StudentCode((code[key],)), {})
+    assert {c["students"][0]: c["unfinished"] for c in found} == {"blank": True, "kept": False}
+
+
 def test_an_id_is_the_behaviour_itself():
     """Is the id the same for the same behaviour whoever shows it, and different with another behaviour or another name?"""
     ids = {key: cluster_ids(r) for key, r in CLASS.items()}

@@ -3,9 +3,12 @@
 import csv
 from pathlib import Path
 
+import pytest
+
 from autograder.deliver import answers
 from autograder.deliver.intake import Intake, Submission
-from autograder.deliver.summary import number_columns, summary_rows, write_summary
+from autograder.deliver.summary import number_columns, read_summary, summary_rows, write_summary
+from autograder.errors import KitError
 from autograder.results.outcome import GRADED, KIT_ERROR, NOT_GRADED
 from autograder.results.read import read_results
 from autograder.results.scoring import points_text
@@ -100,6 +103,22 @@ def test_summary_csv_is_written_whole(mha, tmp_path):
         assert list(csv.DictReader(file)) == [
             {column: value if column in numbers else csv_cell(value) for column, value in row.items()} for row in rows
         ]
+
+
+def test_summary_csv_reads_back_as_written(mha, tmp_path):
+    """Does read_summary give back the rows written (an inert cell as written), and refuse a file that is not summary.csv?"""
+    people = [*intake().submissions, Submission("eve", "=cmd", "@1", Path("eve.ipynb"), "folders")]
+    rows = write_summary(Intake("folders", people, []), mha, tmp_path, RESULTS, STATUS)
+    numbers = number_columns(mha, answers.Written(answers.questions(mha)))
+    assert read_summary(tmp_path) == [
+        {column: value if column in numbers else csv_cell(value) for column, value in row.items()} for row in rows
+    ]
+    assert read_summary(tmp_path)[-1]["name"] == "'=cmd"
+    (tmp_path / "summary.csv").write_text('"key","name","student_id","score"\n"ada","Ada","1","31.2"\n')
+    with pytest.raises(KitError, match="has no column status, reason, source, total: it is not grade-all's"):
+        read_summary(tmp_path)
+    with pytest.raises(KitError, match="does not exist: give the --out folder of a grade-all run"):
+        read_summary(tmp_path / "elsewhere")
 
 
 def test_summary_cells_are_not_formulas(mha, tmp_path):

@@ -39,7 +39,8 @@ def test_reference_gets_full_marks(assignment, graders):
 
 
 def test_blank_release_gets_zero_on_every_name(assignment, graders):
-    """Does the blank release notebook earn 0 on every graded name, each stub naming its exercise?"""
+    """Does the blank release notebook earn 0 on every graded name, each not started, each stub naming its
+    exercise, no mistake named and none graded again with the reference standing in?"""
     report = graders(assignment).grade(assignment.release_dir / assignment.notebook_name)
     assert not report.internal_errors()
     assert all(score == 0 for score, _ in report.by_name().values()), report.by_name()
@@ -49,6 +50,8 @@ def test_blank_release_gets_zero_on_every_name(assignment, graders):
         assert any(f"Exercise {number} ({name})" in m or "should have an attribute" in m for m in messages), messages
     # Not started is not a mistake: an empty constructor "accepts" what a catalogued slip accepts.
     assert not [(c.name, c.mistakes) for c in report.hidden if c.mistakes]
+    assert report.unstarted() == list(assignment.graded)  # the feedback says "not started" of each
+    assert not [c.name for c in report.hidden if c.carried]
     assert not [c.name for c in report.hidden if "known mistake" in c.message]
 
 
@@ -236,10 +239,9 @@ def test_the_first_failing_case_of_each_check_is_the_one_shown():
 
 
 def test_a_submission_whose_source_cannot_be_read_calls_nothing(tmp_path):
-    """Is a submission whose source cannot be read taken as calling no graded name, none unfinished?"""
-    missing = Entry(tmp_path / "gone.py", "module")
-    source = engine._graded_source(missing, ("softmax",))
-    assert source.calls == {} and source.unfinished == frozenset()
+    """Is a submission whose source cannot be read taken as calling no graded name?"""
+    missing = Entry("module", tmp_path / "gone.py")
+    assert engine._graded_calls(missing, ("softmax",)) == {}
 
 
 def grader_whose_reference_scores(mha, passed: bool) -> Grader:

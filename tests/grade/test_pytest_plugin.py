@@ -9,7 +9,8 @@ from types import SimpleNamespace
 import pytest
 
 from autograder import KIT_ROOT
-from autograder.author.samples import sample_path
+from autograder.author.notebook import notebook_text
+from autograder.author.samples import sample_notebook, sample_path
 from autograder.grade import pytest_plugin
 
 NOTE = "MultiHeadAttention graded with the reference's split_heads, since yours fails its own checks"
@@ -33,18 +34,22 @@ def test_plain_pytest_runs_the_graders(mha, tmp_path):
 @pytest.mark.slow
 def test_plain_pytest_carries_errors_forward(mha, tmp_path):
     """Under plain pytest, does the layer's test fail on the student's own split_heads, while its points, graded
-    with the reference's split_heads, are all there?"""
+    with the reference's split_heads, are all there, the mistake named and nothing taken for not started, though
+    every exercise keeps the stub's line under its return?"""
+    submission = tmp_path / "kept.ipynb"
+    submission.write_text(notebook_text(sample_notebook(mha, "split_heads_without_transpose", stub_kept=True)))
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "solutions/mha/graders", "-q", "-p", "no:cacheprovider",
-         "--grade-submission", str(sample_path(mha, "split_heads_without_transpose")),
-         "--grade-results", str(tmp_path)],
+         "--grade-submission", str(submission), "--grade-results", str(tmp_path / "out")],
         capture_output=True, text=True, cwd=KIT_ROOT, env={"PYTHONDONTWRITEBYTECODE": "1", "PATH": ""},
     )  # fmt: skip
     assert "FAILED solutions/mha/graders/test_multi_head_attention.py::test_self_attention" in done.stdout
-    results = json.loads((tmp_path / "results.json").read_text())
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
     by_name = results["extra_data"]["by_name"]
     assert by_name["MultiHeadAttention"]["score"] == 8 and by_name["split_heads"]["score"] < 3
     assert NOTE in json.dumps(results["tests"])
+    assert results["extra_data"]["mistakes"] == ["split_heads_without_transpose"]
+    assert results["extra_data"]["not_started"] == []
 
 
 def test_plain_pytest_without_a_submission_says_what_to_pass():

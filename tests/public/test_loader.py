@@ -10,10 +10,10 @@ from autograder.public.loader import (
     SubmissionError,
     defined_names,
     find_entry,
-    graded_source,
-    is_stub,
+    graded_calls,
     load,
     note_defines,
+    stub_raised,
 )
 
 GRADED = ("tokenize", "split_heads")
@@ -182,35 +182,52 @@ def test_graded_calls_are_read_from_the_source_through_other_exercises(tmp_path)
         "def qkv(x):\n    return x  # redefined: no longer calls softmax",
         "def alone(x):\n    raise SystemExit('never run')",
     )
-    calls = graded_source(Entry("notebook", path), ("softmax", "qkv", "Layer", "alone")).calls
+    calls = graded_calls(Entry("notebook", path), ("softmax", "qkv", "Layer", "alone"))
     assert calls == {"softmax": set(), "qkv": set(), "Layer": {"qkv"}, "alone": set()}
 
 
-def test_names_still_holding_their_stub_are_unfinished(tmp_path):
-    """Is a graded name unfinished while its last definition (a method included) still raises the stub's error?"""
-    stub = "raise NotImplementedError('Exercise 1 (x): replace the `raise NotImplementedError` line in the exercise cell with your code.')"
+STUB = "raise NotImplementedError('Exercise 1 (tokenize): replace the `raise NotImplementedError` line in the exercise cell with your code.')"
+
+
+def test_the_finished_notebook_that_keeps_the_stubs_line_under_its_return_is_graded(mha, tmp_path):
+    """Beside the untouched release, is the student's finished notebook chosen though each exercise keeps the
+    stub's raise, unreachable, under its return (in a branch's block too), and a stub that can still run, in
+    any block, not done?"""
+    import shutil
+
+    shutil.copy(mha.release_dir / mha.notebook_name, tmp_path / "mha.ipynb")  # every exercise still a stub
+    notebook(
+        tmp_path / "my_work.ipynb",
+        f"def tokenize(text):\n    return text.split()\n    {STUB}",
+        f"def split_heads(x, n):\n    if n:\n        return x\n        {STUB}\n    else:\n        return x\n    {STUB}",
+    )
+    assert find_entry(tmp_path, mha.graded) == Entry("notebook", tmp_path / "my_work.ipynb")
+    assert defined_names(Entry("notebook", tmp_path / "my_work.ipynb"), done_only=True) == {"tokenize", "split_heads"}
     path = notebook(
         tmp_path / "work.ipynb",
-        f"def softmax(x):\n    {stub}",
-        f"class Layer:\n    def __init__(self):\n        pass\n\n    def forward(self, x):\n        {stub}",
-        f"def qkv(x):\n    {stub}",
-        "def qkv(x):\n    return softmax(x)  # finished in a later cell",
-        "x = 1  # a cell that defines no graded name is not parsed for them",
+        f"def tokenize(text):\n    if text:\n        {STUB}\n    return text.split()",
+        f"class Layer:\n    def forward(self, x):\n        try:\n            pass\n        except OSError:\n            {STUB}",
+        f"def split_heads(x, n):\n    return x\n    {STUB}",
     )
-    source = graded_source(Entry("notebook", path), ("softmax", "qkv", "Layer", "absent"))
-    assert source.unfinished == {"softmax", "Layer"}
-    assert source.calls == {"softmax": set(), "qkv": {"softmax"}, "Layer": set()}
+    assert defined_names(Entry("notebook", path), done_only=True) == {"split_heads"}
 
 
-def test_is_stub_reads_functions_and_methods(tmp_path):
-    """Does is_stub see the stub's message in a function and in any method of a class, and nothing in finished code?"""
-    import importlib.util
-
-    (tmp_path / "work.py").write_text(
-        "class Layer:\n    def forward(self):\n        raise NotImplementedError('replace this line with your code')\n\n\n"
-        "def done():\n    return 1\n"
-    )
-    spec = importlib.util.spec_from_file_location("work_for_is_stub", tmp_path / "work.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert is_stub(module.Layer) and not is_stub(module.done) and not is_stub(len)
+@pytest.mark.parametrize(
+    "error, name",
+    [
+        (
+            "your code raised NotImplementedError: Exercise 7 (split_heads): replace the `raise NotImplementedError` "
+            "line in the exercise cell with your code. (in split_heads, cell In [9], line 12)",
+            "split_heads",
+        ),
+        ("NotImplementedError: Exercise 2 (softmax): replace this line with your code.", "softmax"),
+        ("your code raised NotImplementedError: not yet", None),
+        ("your code raised ValueError: Exercise 7 (split_heads): replace this line with your code.", None),
+        (None, None),
+    ],
+    ids=["this release's stub", "an earlier release's stub", "another NotImplementedError", "another error", "none"],
+)
+def test_a_stubs_error_names_its_exercise(error, name):
+    """Is the exercise whose stub raised read from the error's message, in any release's words, and no other
+    error taken for a stub's?"""
+    assert stub_raised(error) == name

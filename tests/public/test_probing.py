@@ -162,3 +162,59 @@ def test_the_kits_and_the_libraries_files_are_not_the_students():
     assert is_kit_or_library(probing.__file__) and is_kit_or_library("<selfcheck/probing.py>")
     assert is_kit_or_library("/usr/lib/python3.11/json/decoder.py") and is_kit_or_library("<frozen runpy>")
     assert not is_kit_or_library("/home/student/attention.py")
+
+
+STUB = "raise NotImplementedError('Exercise 4 (Layer): replace this line with your code.')"
+LAYERS = f"""
+import torch.nn as nn
+
+
+class Blank(nn.Module):
+    def __init__(self, d_model, *, eps=1e-5):
+        super().__init__()
+        # YOUR CODE HERE
+
+    def forward(self, x):
+        # YOUR CODE HERE
+        {STUB}
+
+
+class HalfDone(nn.Module):
+    def __init__(self, d_model):
+        super().__init__()
+        self.linear = nn.Linear(d_model, d_model)
+
+    def forward(self, x, mask, *, scale):
+        print("forward runs")
+        {STUB}
+
+
+class Done(nn.Module):
+    def __init__(self, d_model):
+        super().__init__()
+        self.linear = nn.Linear(d_model, d_model)
+
+    def forward(self, x):
+        return self.linear(x)
+        {STUB}
+
+
+def function(x):
+    {STUB}
+"""
+
+
+def test_calling_a_classs_code_raises_its_stub_only_where_it_can_run(capsys):
+    """Does calling a class's methods (None for each argument they require, keyword-only too) raise the stub's
+    error of a class still empty or whose forward still raises it, printing nothing, and nothing for a finished
+    class that keeps the stub's line under its return, nor for a function (its checks call it)?"""
+    namespace: dict = {}
+    exec(LAYERS, namespace)
+    impl = Implementation(namespace)
+    stub = "your code raised NotImplementedError: Exercise 4 (Layer): replace this line with your code."
+    for name in ("Blank", "HalfDone"):
+        assert run_probe(probing.CALLS_ITS_CODE, impl, {"name": name})[1].startswith(stub)
+    assert run_probe(probing.CALLS_ITS_CODE, impl, {"name": "Done"}) == ({}, None)
+    assert run_probe(probing.CALLS_ITS_CODE, impl, {"name": "function"}) == ({}, None)
+    assert run_probe(probing.CALLS_ITS_CODE, impl, {"name": "absent"}) == ({}, None)
+    assert capsys.readouterr().out == ""
