@@ -10,7 +10,8 @@ KIT = [sys.executable, "-m", "autograder"]
 
 
 def test_grade_a_file_of_no_assignment_is_bad_input(tmp_path):
-    """`grade report.pdf` without --assignment: exit 2 (bad input, the student's zero and why), not 3 (the kit)?"""
+    """`grade report.pdf` without --assignment: exit 2 (bad input, the student's zero and why: what a submission is,
+    whatever the assignment), not 3 (the kit)?"""
     (tmp_path / "report.pdf").write_bytes(b"%PDF-1.4\n")
     done = subprocess.run(
         KIT + ["grade", str(tmp_path / "report.pdf"), "--out", str(tmp_path / "out")],
@@ -19,7 +20,7 @@ def test_grade_a_file_of_no_assignment_is_bad_input(tmp_path):
         cwd=KIT_ROOT,
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert "cannot tell which assignment" in done.stderr and "--assignment" in done.stderr
+    assert "report.pdf: a submission is an .ipynb notebook, a .py file or a folder, not .pdf" in done.stderr
     extra = json.loads((tmp_path / "out" / "results.json").read_text())["extra_data"]
     assert extra["status"] == "not graded" and extra["student_fault"]
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 import csv
 import html
 import io
-import json
 import re
 import unicodedata
 from collections import Counter
@@ -37,6 +36,7 @@ from ..assignments import Assignment
 from ..author.lesson import Question, questions
 from ..author.notebook import ANSWER_STUB
 from ..errors import KitError
+from ..public.loader import NOTEBOOK_BYTES, SubmissionError, parse_notebook, read_text
 from ..results.atomic import write_atomically
 from ..results.scoring import exact, points_text
 from ..results.text import clean, clean_name, csv_cell, csv_document
@@ -136,10 +136,8 @@ def gradescope_note(assignment: Assignment) -> str:
 def answers_of(notebook: Path, asked: list[Question]) -> dict[str, Answer]:
     """Each question's answer in a graded notebook, found by its cell's nbgrader grade_id (or cell id)."""
     try:
-        cells = json.loads(notebook.read_text(encoding="utf-8", errors="replace")).get("cells", [])
-        if not isinstance(cells, list):
-            raise ValueError("cells is not a list")
-    except (OSError, ValueError, AttributeError):
+        cells = parse_notebook(read_text(notebook, NOTEBOOK_BYTES), notebook.name)  # bounded, as the grading reads it
+    except (OSError, SubmissionError):
         return {q.id: Answer(missing=NO_NOTEBOOK) for q in asked}
     found: dict[str, list[str]] = {}
     for cell in cells:

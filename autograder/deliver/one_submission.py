@@ -37,7 +37,7 @@ def grade_alone(submission: Path, assignment_name: str | None, config: GradingCo
     """
     try:
         assignment = assignments.get(assignment_name) if assignment_name else infer_assignment(Path(submission))
-    except KitError as error:
+    except (KitError, SubmissionError) as error:
         return not_gradable(str(error)), assignment_name
     try:
         with Grader(assignment, config) as grader:

@@ -39,6 +39,7 @@ from ..results.text import clean
 from ..sandbox.host import cgroups, gpu, tiers
 from ..sandbox.host.bounded_copy import copy_submission
 from ..sandbox.host.client import Zygote
+from ..sandbox.host.loading import NotLoaded
 from ..sandbox.host.own_memory import growth_bounded
 from ..sandbox.host.runtime import Isolation, Runtime
 from ..sandbox.host.session import Call, Session, StudentError
@@ -133,6 +134,8 @@ def run_check(check: Check, fixtures: dict) -> CheckResult:
         result.passed, result.message = False, clean(str(error))
         result.process_failure = error.process_level
         result.evidence = None if error.process_level else error.evidence  # a dead process is no mistake's doing
+    except NotLoaded:
+        raise  # the submission could not be loaded before its code ran: no check is graded (results/outcome.py)
     except Exception as error:  # the grader itself broke
         result.passed, result.internal_error = False, True
         result.message = (

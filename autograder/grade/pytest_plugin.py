@@ -5,7 +5,10 @@ this plugin gives pytest what they need: the grader modules imported under the k
 names (autograder.course.<name>.graders.<module>), the fixtures ``student``,
 ``reference`` and ``submission`` backed by a sandboxed session, and results.json at
 the end. pytest's own verdicts are those of the student's code as it is; the points
-(the summary, results.json) carry errors forward as the grade command does. Its options all start with ``--grade-`` so that none can collide with
+(the summary, results.json) carry errors forward as the grade command does. A
+submission that cannot be graded (nothing gradable, or the kit failed) fails every
+check with the reason, and results.json and the exit status say so as ``grade``'s do
+(results/outcome.py). Its options all start with ``--grade-`` so that none can collide with
 another plugin's (pytest-timeout's --timeout, say). solutions/conftest.py loads it.
 """
 
@@ -20,9 +23,10 @@ from autograder import assignments
 from autograder.config import GradingConfig
 from autograder.grade.engine import Grader, StudentView, run_check
 from autograder.grade.plan import Check
+from autograder.results.outcome import Outcome, outcome_of_error
 from autograder.results.scoring import summarize
 from autograder.results.summaries import summary_text
-from autograder.results.write import write_results
+from autograder.results.write import write_outcome, write_results
 
 OPTIONS = "grade-"
 _STATE: pytest.StashKey[Grading] = pytest.StashKey()
@@ -100,14 +104,28 @@ class Grading:
         self.config = GradingConfig.from_arguments(config.getoption, prefix=OPTIONS)
         self.results = []
         self.started = None
+        self.refused: Outcome | None = None  # why the submission could not be graded
+        self.assignment: str | None = None
 
     def start(self, assignment_name: str):
+        if self.refused is not None:
+            pytest.fail(f"not graded: {self.refused.message}", pytrace=False)
         if self.started is not None:
             return self.started
-        grader = Grader(assignments.get(assignment_name), self.config)
-        session, entry, notes = grader.open_session(self.submission, grader.runtime.submission_folder())
-        for name, calls in grader.rehearsal.calls.items():
-            session.prefetch(name, calls)
+        self.assignment = assignment_name
+        grader = session = None
+        try:
+            grader = Grader(assignments.get(assignment_name), self.config)
+            session, entry, notes = grader.open_session(self.submission, grader.runtime.submission_folder())
+            for name, calls in grader.rehearsal.calls.items():
+                session.prefetch(name, calls)
+        except Exception as error:  # nothing gradable, or the kit failed: results/outcome.py says which
+            if session is not None:
+                session.close()
+            if grader is not None:
+                grader.close()
+            self.refused = outcome_of_error(error)
+            pytest.fail(f"not graded: {self.refused.message}", pytrace=False)
         self.started = (grader, session, entry, notes)
         return self.started
 
@@ -169,9 +187,19 @@ def _reraise(call):
 
 
 def pytest_terminal_summary(terminalreporter, config):
-    if _STATE not in config.stash or config.stash[_STATE].started is None:
+    if _STATE not in config.stash:
         return
     grading = config.stash[_STATE]
+    if grading.refused is not None:
+        terminalreporter.write_sep("=", "not graded")
+        terminalreporter.write_line(grading.refused.reason)
+        results = config.getoption("--grade-results")
+        if results:
+            write_outcome(grading.refused, Path(results), grading.assignment)
+            terminalreporter.write_line(f"wrote {Path(results) / 'results.json'}")
+        return
+    if grading.started is None:
+        return
     grader, session, entry, notes = grading.started
     not_started = grader.not_started(grading.results, session)
     carried = grader.carry_forward(grading.results, entry, grading.submission, not_started, visible=False)
@@ -188,6 +216,14 @@ def pytest_terminal_summary(terminalreporter, config):
     results = config.getoption("--grade-results")
     if results:
         terminalreporter.write_line(f"wrote {write_results(report, Path(results))}")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session, exitstatus):
+    """A submission that could not be graded ends with grade's exit status: 2 the student's, 3 the kit's."""
+    grading = session.config.stash.get(_STATE, None)
+    if grading is not None and grading.refused is not None:
+        session.exitstatus = grading.refused.exit_code
 
 
 def pytest_unconfigure(config):

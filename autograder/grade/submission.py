@@ -13,7 +13,7 @@ from .. import assignments
 from ..assignments import Assignment
 from ..errors import KitError
 from ..public import trees
-from ..public.loader import SubmissionError, cell_digest, defined_names, find_entry
+from ..public.loader import NOTEBOOK_BYTES, SubmissionError, cell_digest, defined_names, find_entry
 
 
 def demo_cell_digests(assignment: Assignment) -> tuple[str, ...]:
@@ -37,7 +37,7 @@ def infer_assignment(path: Path) -> Assignment:
     notebooks = [path] if path.suffix == ".ipynb" else _notebooks_in(path)[:50] if path.is_dir() else []
     for notebook in notebooks:
         try:
-            if notebook.is_symlink() or notebook.stat().st_size > 8 * 2**20:
+            if notebook.is_symlink() or notebook.stat().st_size > NOTEBOOK_BYTES:
                 continue
             metadata = json.loads(notebook.read_text(encoding="utf-8")).get("metadata", {})
         except (OSError, ValueError, RecursionError, AttributeError):
@@ -46,12 +46,16 @@ def infer_assignment(path: Path) -> Assignment:
         if name in known:
             return known[name]
     scores = []
+    refusals: set[str] = set()
     for assignment in known.values():
         try:
             entry = find_entry(path, assignment.graded)
             scores.append((len(defined_names(entry) & set(assignment.graded)), assignment.name))
-        except SubmissionError:
+        except SubmissionError as error:
+            refusals.add(str(error))
             continue
+    if not scores and len(refusals) == 1:
+        raise SubmissionError(refusals.pop())  # the file itself, whatever the assignment (over a bound, no notebook)
     scores.sort(reverse=True)
     if not scores or scores[0][0] == 0 or (len(scores) > 1 and scores[0][0] == scores[1][0]):
         raise KitError(f"cannot tell which assignment {path} is for; pass --assignment (one of {', '.join(known)})")

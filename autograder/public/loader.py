@@ -7,6 +7,22 @@ runs the student's code and belongs in the student's process.
 Loading is forgiving, as a fair grader must be: a notebook's cells run in order and a
 cell that fails is noted and skipped, so that a broken scratch cell does not cost the
 exercises defined after it; the top-level statements of a .py file are treated alike.
+It goes in steps (``LOAD_STEPS``): reading the files, parsing them, extracting the
+code, then running it; ``load`` says as each begins, so that the sandbox can tell the
+grader whether a failure came before the student's code ran or from it.
+
+What is read is bounded, each bound named in the refusal with what to do:
+
+* a notebook's file, ``NOTEBOOK_BYTES`` (20 MiB): its outputs (a figure is some 50 KB)
+  and pasted images make it large, never its code; the course's release notebooks are
+  under 0.3 MiB, so the bound holds hundreds of figures, and clearing the outputs, which
+  grading never reads, always brings a notebook of code under it. The trusted side
+  checks it before the student's process starts (``find_entry``).
+* the code, ``CODE_BYTES`` (1 MiB): a notebook's code cells together (the course's
+  self-check cell, under 0.2 MiB, included), a .py file, or a package's .py files
+  together. A full solution is some 13 KB; the bound keeps what the grader parses of a
+  submission (it reads the code to find what it defines, and a syntax tree can take
+  hundreds of bytes for each byte of code) within what a trusted process can hold.
 """
 
 from __future__ import annotations
@@ -19,13 +35,18 @@ import linecache
 import re
 import sys
 import types
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import trees
 from .probing import describe_exception
 
-MAX_SOURCE_BYTES = 8 * 1024 * 1024  # a notebook with images can be large; code never is
+NOTEBOOK_BYTES = 20 * 2**20  # a notebook's file, outputs and written answers included (see above)
+CODE_BYTES = 2**20  # the code of a submission: a notebook's code cells, a .py file, a package's .py files
+# The steps of loading, in order; a kind of submission may skip some ("parsing" and "extracting" for a package).
+LOAD_STEPS = ("reading", "parsing", "extracting", "running")
+STUDENT_CODE = "running"  # the step from which the submission's own code runs
 # Never a student's work: tools' folders, and the course's own self-check bundle.
 SKIP_DIRS = {".git", ".ipynb_checkpoints", "__pycache__", ".venv", "venv", "env", "node_modules", ".github"}
 # Every stub's NotImplementedError says this: "Exercise 3 (softmax): <marker>.". It is
@@ -106,33 +127,83 @@ def note_defines(note: str) -> str | None:
 # ------------------------------------------------------------------ finding (no code runs)
 
 
-def read_text(path: Path) -> str:
-    """A source file's text, refusing one too large to be code."""
-    if path.stat().st_size > MAX_SOURCE_BYTES:
-        raise SubmissionError(f"{path.name} is larger than {MAX_SOURCE_BYTES // 2**20} MiB; submit the code only")
-    return path.read_text(encoding="utf-8", errors="replace")
+def read_text(path: Path, bound: int | None = None) -> str:
+    """A file's text, refusing one over its bound (CODE_BYTES, or NOTEBOOK_BYTES for a notebook's) and reading no
+    further than that: a file that grows while read is refused too."""
+    return _read(path, CODE_BYTES if bound is None else bound).decode("utf-8", errors="replace")
 
 
-def code_cells(notebook_path: Path) -> list[Cell]:
-    """The code cells of a notebook, with IPython magics and shell lines turned into comments."""
+def _read(path: Path, bound: int) -> bytes:
+    with open(path, "rb") as file:
+        data = file.read(bound + 1)
+    if len(data) > bound:
+        raise SubmissionError(too_large(path, max(len(data), _size_of(path))))
+    return data
+
+
+def _size_of(path: Path) -> int:
     try:
-        notebook = json.loads(read_text(notebook_path))
-        cells = notebook["cells"]
-        if not isinstance(cells, list):
-            raise TypeError("cells is not a list")
-    except SubmissionError:
-        raise
-    except (OSError, ValueError, KeyError, TypeError, RecursionError) as error:
-        reason = type(error).__name__ if isinstance(error, RecursionError) else str(error)[:200]
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _mib(size: int) -> str:
+    return f"{size / 2**20:.1f} MiB"
+
+
+def too_large(path: Path, size: int) -> str:
+    """Why a file over its bound is refused, and what to do."""
+    if path.suffix == ".ipynb":
+        return (
+            f"the notebook {path.name} is {_mib(size)}, over the {NOTEBOOK_BYTES // 2**20} MiB bound: clear its "
+            f"outputs (in Jupyter, Edit > Clear Outputs of All Cells) and remove large pasted images, save it and "
+            f"hand it in again"
+        )
+    return f"{path.name} is {_mib(size)}, over the {CODE_BYTES // 2**20} MiB bound for code: keep data out of code"
+
+
+_REDOWNLOAD = "re-download it from Jupyter (File > Download) and hand that in"
+
+
+def parse_notebook(text: str, name: str) -> list:
+    """The cells of a notebook's text, or SubmissionError saying why it is no notebook and what to do."""
+    try:
+        notebook = json.loads(text)
+    except json.JSONDecodeError as error:
+        if not text[error.pos :].strip() or error.msg.startswith("Unterminated string"):
+            reason = f"it ends after {len(text)} characters, before its JSON does: it was cut off, saving or uploading"
+        else:
+            reason = f"it is not valid JSON ({error.msg}, line {error.lineno} column {error.colno})"
+        raise SubmissionError(f"the notebook {name} could not be parsed: {reason}; {_REDOWNLOAD}") from None
+    except (ValueError, RecursionError) as error:
+        reason = "it nests deeper than a notebook does" if isinstance(error, RecursionError) else str(error)[:200]
+        raise SubmissionError(f"the notebook {name} could not be parsed: {reason}; {_REDOWNLOAD}") from None
+    cells = notebook.get("cells") if isinstance(notebook, dict) else None
+    if not isinstance(cells, list):
         raise SubmissionError(
-            f"{notebook_path.name} is not a readable notebook ({reason}); save it again from Jupyter"
-        ) from None
+            f"the notebook {name} could not be parsed: it is JSON, but not a Jupyter notebook (it has no list of "
+            f"cells); {_REDOWNLOAD}"
+        )
+    return cells
+
+
+def notebook_code(cells: list, name: str) -> list[Cell]:
+    """A notebook's code cells, with IPython magics and shell lines turned into comments; SubmissionError when
+    they hold more than CODE_BYTES of code together."""
     found: list[Cell] = []
+    size = 0
     for cell in cells:
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         source = cell.get("source", "")
         source = "".join(str(s) for s in source) if isinstance(source, list) else str(source)
+        size += len(source.encode("utf-8", errors="replace"))
+        if size > CODE_BYTES:
+            raise SubmissionError(
+                f"the notebook {name}'s code cells hold more than {CODE_BYTES // 2**20} MiB of code, the bound for "
+                f"code: keep data out of code cells"
+            )
         count = cell.get("execution_count")
         label = (
             f"cell In [{count}]"
@@ -141,6 +212,15 @@ def code_cells(notebook_path: Path) -> list[Cell]:
         )
         found.append(Cell(label, strip_magics(source)))
     return found
+
+
+def code_cells(notebook_path: Path) -> list[Cell]:
+    """The code cells of a notebook file (notebook_code), or SubmissionError saying what to do."""
+    try:
+        text = read_text(notebook_path, NOTEBOOK_BYTES)
+    except OSError as error:
+        raise SubmissionError(f"the notebook {notebook_path.name} could not be read ({error.strerror})") from None
+    return notebook_code(parse_notebook(text, notebook_path.name), notebook_path.name)
 
 
 _MAGIC = "pass  # "  # what an IPython line is turned into
@@ -162,7 +242,25 @@ def _sources(entry: Entry) -> list[str]:
         return [cell.source for cell in code_cells(entry.path)]
     if entry.kind == "module":
         return [read_text(entry.path)]
-    return [read_text(p) for p in _files_in(entry.path) if p.suffix == ".py" and not _skipped(p, entry.path)]
+    return package_sources(entry.path)
+
+
+def package_sources(folder: Path) -> list[str]:
+    """The text of each .py file of a package, refusing more than CODE_BYTES of them together."""
+    sources: list[str] = []
+    left = CODE_BYTES
+    for path in _files_in(folder):
+        if path.suffix == ".py" and not _skipped(path, folder):
+            try:
+                data = _read(path, left)
+            except SubmissionError:
+                raise SubmissionError(
+                    f"the package {folder.name} holds more than {CODE_BYTES // 2**20} MiB of code in its .py files, "
+                    f"the bound for code: keep data out of code"
+                ) from None
+            sources.append(data.decode("utf-8", errors="replace"))
+            left -= len(data)
+    return sources
 
 
 def _trees(entry: Entry, defining: tuple[str, ...] = ()) -> list[ast.Module]:
@@ -329,7 +427,8 @@ def find_entry(path: Path, graded: tuple[str, ...]) -> Entry:
     """The file or package of a submission that holds the most work on the graded names.
 
     Work means a graded name defined by more than its stub: the untouched release
-    notebook beside a student's own notebook is never taken for the submission.
+    notebook beside a student's own notebook is never taken for the submission. A file
+    over its bound (NOTEBOOK_BYTES, CODE_BYTES) is refused here, by its size alone.
     """
     path = Path(path)
     if not path.exists():
@@ -340,22 +439,30 @@ def find_entry(path: Path, graded: tuple[str, ...]) -> Entry:
             raise SubmissionError(
                 f"{path.name}: a submission is an .ipynb notebook, a .py file or a folder, not {path.suffix or 'a file without extension'}"
             )
+        size = path.stat().st_size
+        if size > (NOTEBOOK_BYTES if path.suffix == ".ipynb" else CODE_BYTES):
+            raise SubmissionError(too_large(path, size))
         return Entry(kinds[path.suffix], path)
     if (path / "__init__.py").exists():
         return Entry("package", path)
     scored = []
+    refused: list[str] = []
     for entry in candidates(path):
         try:
             definitions = _definitions(entry)
             done = len({name for name, finished in definitions.items() if finished} & set(graded))
             defined = len(definitions.keys() & set(graded))
-        except (SubmissionError, OSError):
+        except SubmissionError as error:
+            refused.append(str(error))
+            continue
+        except OSError:
             continue
         scored.append(((done, defined), entry))
     best = max((score for score, _ in scored), default=(0, 0))
     if best[1] == 0:
+        left_out = f" (left out: {'; '.join(refused[:3])})" if refused else ""
         raise SubmissionError(
-            f"{path.name} holds no notebook, .py file or package defining any of {', '.join(graded)}; "
+            f"{path.name} holds no notebook, .py file or package defining any of {', '.join(graded)}{left_out}; "
             f"put your work in one of them"
         )
     top = [entry for score, entry in scored if score == best]
@@ -381,8 +488,16 @@ def cell_digest(source: str) -> str:
     return hashlib.sha256(source.strip().encode()).hexdigest()
 
 
-def load(entry: Entry, skip: frozenset[str] = frozenset()) -> Loaded:
+def _no_report(step: str) -> None:
+    return None
+
+
+def load(entry: Entry, skip: frozenset[str] = frozenset(), step: Callable[[str], None] = _no_report) -> Loaded:
     """Run the submission and return its top-level names.
+
+    step is told as each of LOAD_STEPS begins. Until it is told "running", only the
+    kit's code has run: a failure then (a file the sandbox cannot read, a notebook
+    that does not parse or is over its bound) is raised, never the student's code's.
 
     skip holds the digests of cells not to run: the course's own demonstration cells,
     when a notebook still has them unchanged. They only illustrate (plots, prints), no
@@ -390,6 +505,29 @@ def load(entry: Entry, skip: frozenset[str] = frozenset()) -> Loaded:
     same seconds of plotting. The self-check bundle's cell never runs: while grading,
     its check() and needs() do nothing.
     """
+    step("reading")
+    if entry.kind == "notebook":
+        text = read_text(entry.path, NOTEBOOK_BYTES)
+        step("parsing")
+        cells = parse_notebook(text, entry.path.name)
+        del text  # the kit's reading is not the student's memory
+        step("extracting")
+        code = [
+            c
+            for c in notebook_code(cells, entry.path.name)
+            if cell_digest(c.source) not in skip and not c.source.startswith(BUNDLE_MARKER)
+        ]
+        del cells
+        pieces = [(c.label, c.source, c.describe()) for c in code]
+    elif entry.kind == "module":
+        source = read_text(entry.path)
+        step("parsing")
+        pieces = _statements(entry.path, source)
+    else:
+        package_sources(entry.path)  # each file read, and their size bounded; the import reads them again
+        pieces = []
+    step(STUDENT_CODE)
+    # From here on the student's code runs: its folder is on the path only now.
     module = types.ModuleType("submission")
     module.__file__ = str(entry.path)
     sys.modules["submission"] = module
@@ -400,15 +538,8 @@ def load(entry: Entry, skip: frozenset[str] = frozenset()) -> Loaded:
     namespace["display"] = _display  # IPython's display(), which scripts lack
     namespace["check"] = _silent
     namespace["needs"] = _ready
-    if entry.kind == "notebook":
-        cells = [
-            c
-            for c in code_cells(entry.path)
-            if cell_digest(c.source) not in skip and not c.source.startswith(BUNDLE_MARKER)
-        ]
-        notes = _run_pieces([(c.label, c.source, c.describe()) for c in cells], namespace)
-    elif entry.kind == "module":
-        notes = _run_pieces(_statements(entry.path), namespace)
+    if entry.kind != "package":
+        notes = _run_pieces(pieces, namespace)
     else:
         notes = []
         try:
@@ -433,10 +564,9 @@ def _ready(*args, **kwargs):
     return False
 
 
-def _statements(path: Path) -> list[tuple[str, str, str]]:
-    """A .py file as one piece per top-level statement, each compiled with its true line numbers
+def _statements(path: Path, source: str) -> list[tuple[str, str, str]]:
+    """A .py file's source as one piece per top-level statement, each compiled with its true line numbers
     (label, source, and how a note names it: the file, whose line numbers it gives)."""
-    source = read_text(path)
     try:
         tree = ast.parse(source, filename=str(path))
     except (SyntaxError, ValueError, RecursionError):

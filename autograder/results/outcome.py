@@ -13,6 +13,12 @@ nothing gradable submitted (the student's fault)   not graded    "not graded" 2
 the kit could not grade (host, set-up, any crash)  error         "not graded" 3
 =================================================  ============  ===========  ====
 
+Loading a submission in the sandbox goes in steps (sandbox/host/loading.py), and a
+failure is mapped by the step it happened in: in the student's code, it fails the
+checks (graded); before it, a notebook that does not parse or is over a bound is
+nothing gradable (a SubmissionError), and a file the sandbox cannot read, or a step of
+the kit's that died, is the kit's (a KitError).
+
 A failure of the kit is never a score: results.json then has none (results/write.py),
 and says "not graded" with the reason. ``grade --fail-under`` turns a graded outcome
 into exit status 1 (cli.py).

@@ -72,8 +72,9 @@ def test_answers_are_found_by_their_grade_id_and_a_stub_is_no_answer(numpy_assig
     assert "YOUR ANSWER HERE" in found["causal_rows"].missing
 
 
-def test_a_deleted_cell_or_a_broken_notebook_is_said_so(numpy_assignment, tmp_path):
-    """Does a notebook without an answer's cell, or one that is not JSON, say why there is no answer?"""
+def test_a_deleted_cell_or_a_broken_notebook_is_said_so(numpy_assignment, tmp_path, monkeypatch):
+    """Does a notebook without an answer's cell, or one that is not JSON (or nested past any notebook, or over the
+    notebooks' bound), say why there is no answer, never crashing the class's run?"""
     asked = questions(numpy_assignment)
     notebook = answered(numpy_assignment, {})
     notebook.cells = [cell for cell in notebook.cells if cell.get("id") != "why_positions"]
@@ -82,6 +83,10 @@ def test_a_deleted_cell_or_a_broken_notebook_is_said_so(numpy_assignment, tmp_pa
     assert "no cell" in answers.answers_of(tmp_path / "deleted.ipynb", asked)["why_positions"].missing
     assert answers.answers_of(tmp_path / "broken.ipynb", asked)["why_scale"].missing == answers.NO_NOTEBOOK
     assert answers.answers_of(tmp_path / "absent.ipynb", asked)["why_scale"].missing == answers.NO_NOTEBOOK
+    (tmp_path / "deep.ipynb").write_text("[" * 200_000 + "]" * 200_000)
+    assert answers.answers_of(tmp_path / "deep.ipynb", asked)["why_scale"].missing == answers.NO_NOTEBOOK
+    monkeypatch.setattr(answers, "NOTEBOOK_BYTES", 10)
+    assert answers.answers_of(tmp_path / "deleted.ipynb", asked)["why_scale"].missing == answers.NO_NOTEBOOK
 
 
 def points_file(tmp_path, text: str) -> Path:

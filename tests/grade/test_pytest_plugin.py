@@ -12,6 +12,7 @@ from autograder import KIT_ROOT
 from autograder.author.notebook import notebook_text
 from autograder.author.samples import sample_notebook, sample_path
 from autograder.grade import pytest_plugin
+from autograder.sandbox.host.loading import SandboxFailed
 
 NOTE = "MultiHeadAttention graded with the reference's split_heads, since yours fails its own checks"
 
@@ -127,3 +128,32 @@ def test_pytests_verdict_is_replayed_as_the_kits():
     with pytest.raises(ValueError, match="from the test"):
         pytest_plugin._reraise(SimpleNamespace(excinfo=SimpleNamespace(value=failure)))
     pytest_plugin._reraise(SimpleNamespace(excinfo=None))
+
+
+def test_a_submission_that_cannot_be_graded_fails_every_check_and_ends_as_grade_does(tmp_path, monkeypatch):
+    """When the submission cannot be loaded (here the sandbox cannot read it: the kit's failure), does every check
+    fail with the reason, with no second grader started, results.json say 'not graded' with no score, and pytest
+    end with grade's exit status, 3?"""
+    started = []
+
+    def cannot_read(assignment, config):
+        started.append(assignment)
+        raise SandboxFailed("the kit cannot read this submission's files")
+
+    monkeypatch.setattr(pytest_plugin, "Grader", cannot_read)
+    given = config(**{"--grade-submission": str(tmp_path / "ada.ipynb"), "--grade-results": str(tmp_path / "out")})
+    grading = pytest_plugin.Grading(given)
+    for _ in range(2):
+        with pytest.raises(pytest.fail.Exception, match="^not graded: the kit cannot read this submission's files"):
+            grading.start("mha")
+    assert len(started) == 1
+    given.stash[pytest_plugin._STATE] = grading
+    said: list = []
+    reporter = SimpleNamespace(write_sep=lambda *words: said.append(words), write_line=said.append)
+    pytest_plugin.pytest_terminal_summary(reporter, given)
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["extra_data"]["status"] == "not graded" and "score" not in results
+    assert "the kit cannot read this submission's files" in said
+    session = SimpleNamespace(config=given, exitstatus=1)
+    pytest_plugin.pytest_sessionfinish(session, 1)
+    assert session.exitstatus == 3

@@ -1,11 +1,13 @@
 """Is a submission found and loaded fairly, whatever form it takes?"""
 
+import builtins
 import json
 
 import pytest
 
 from autograder.public.loader import (
     BUNDLE_MARKER,
+    LOAD_STEPS,
     Entry,
     SubmissionError,
     defined_names,
@@ -90,9 +92,101 @@ def test_bad_paths_are_clear_errors(tmp_path, name, message):
 
 
 def test_broken_notebook_is_a_clear_error(tmp_path):
-    (tmp_path / "work.ipynb").write_text("{not json")
-    with pytest.raises(SubmissionError, match="save it again from Jupyter"):
+    """Is a notebook that is not JSON refused saying where its JSON breaks and what to do?"""
+    (tmp_path / "work.ipynb").write_text('{"cells": [\n<<<<<<< HEAD\n]}')
+    with pytest.raises(
+        SubmissionError,
+        match=r"^the notebook work.ipynb could not be parsed: it is not valid JSON \(Expecting value, line 2 column 1\); "
+        r"re-download it from Jupyter",
+    ):
         load(Entry("notebook", tmp_path / "work.ipynb"))
+
+
+def test_a_notebook_cut_off_is_told_so(tmp_path):
+    """Is a notebook that ends before its JSON does (an upload cut short) told as cut off, not as broken JSON?"""
+    text = notebook(tmp_path / "full.ipynb", "def tokenize(text):\n    return text.split()\n").read_text()
+    (tmp_path / "work.ipynb").write_text(text[: len(text) // 2])
+    with pytest.raises(
+        SubmissionError, match=f"it ends after {len(text) // 2} characters, before its JSON does: it was cut off"
+    ):
+        load(Entry("notebook", tmp_path / "work.ipynb"))
+
+
+@pytest.mark.parametrize("text", ["[1, 2]", '{"cells": 5}', '{"metadata": {}}'])
+def test_json_that_is_no_notebook_is_told_so(tmp_path, text):
+    """Is JSON without a list of cells refused as no Jupyter notebook?"""
+    (tmp_path / "work.ipynb").write_text(text)
+    with pytest.raises(SubmissionError, match="it is JSON, but not a Jupyter notebook"):
+        load(Entry("notebook", tmp_path / "work.ipynb"))
+
+
+def test_loading_tells_each_step_before_the_students_code_runs(tmp_path, monkeypatch):
+    """Does load tell reading, parsing, extracting and running before any cell runs, a .py file the steps it has;
+    and, for a notebook that does not parse, stop at parsing, never telling running?"""
+    told: list[str] = []
+    monkeypatch.setattr(builtins, "TOLD", told, raising=False)
+    path = notebook(tmp_path / "work.ipynb", "TOLD.append('the cell ran')\n")
+    load(Entry("notebook", path), step=told.append)
+    assert told == [*LOAD_STEPS, "the cell ran"]
+    told.clear()
+    (tmp_path / "work.py").write_text("TOLD.append('the module ran')\n")
+    load(Entry("module", tmp_path / "work.py"), step=told.append)
+    assert told == ["reading", "parsing", "running", "the module ran"]
+    told.clear()
+    (tmp_path / "cut.ipynb").write_text(path.read_text()[:40])
+    with pytest.raises(SubmissionError):
+        load(Entry("notebook", tmp_path / "cut.ipynb"), step=told.append)
+    assert told == ["reading", "parsing"]
+
+
+def test_a_notebook_over_its_bound_is_refused_by_its_size_before_it_is_read(tmp_path, monkeypatch):
+    """Is a notebook over NOTEBOOK_BYTES refused by find_entry from its size alone, saying its size, the bound and
+    to clear the outputs; and one within it taken?"""
+    from autograder.public import loader
+
+    path = notebook(tmp_path / "work.ipynb", "def tokenize(text):\n    return text.split()\n")
+    monkeypatch.setattr(loader, "NOTEBOOK_BYTES", path.stat().st_size - 1)
+    monkeypatch.setattr(loader, "_read", None)  # reading it would fail: the size alone decides
+    with pytest.raises(
+        SubmissionError, match=r"^the notebook work.ipynb is 0.0 MiB, over the 0 MiB bound: clear its outputs"
+    ):
+        find_entry(path, GRADED)
+    monkeypatch.setattr(loader, "NOTEBOOK_BYTES", path.stat().st_size)
+    assert find_entry(path, GRADED).kind == "notebook"
+
+
+def test_code_over_its_bound_is_refused_however_it_is_handed_in(tmp_path, monkeypatch):
+    """Is more code than CODE_BYTES refused, in a notebook's code cells together (its written answers not counted),
+    in a .py file, and in a package's files together?"""
+    from autograder.public import loader
+
+    monkeypatch.setattr(loader, "CODE_BYTES", 1000)
+    answer = {"cell_type": "markdown", "metadata": {}, "source": "x" * 5000}
+    cells = [{"cell_type": "code", "metadata": {}, "source": "y = 1\n" * 90, "outputs": [], "execution_count": None}]
+    (tmp_path / "work.ipynb").write_text(json.dumps({"cells": [answer, *cells], "metadata": {}}))
+    assert len(load(Entry("notebook", tmp_path / "work.ipynb")).notes) == 0
+    (tmp_path / "work.ipynb").write_text(json.dumps({"cells": [answer, *cells * 2], "metadata": {}}))
+    with pytest.raises(SubmissionError, match="work.ipynb's code cells hold more than"):
+        load(Entry("notebook", tmp_path / "work.ipynb"))
+    (tmp_path / "work.py").write_text("y = 1\n" * 200)
+    with pytest.raises(SubmissionError, match="work.py is 0.0 MiB, over the 0 MiB bound for code"):
+        load(Entry("module", tmp_path / "work.py"))
+    (tmp_path / "pkg").mkdir()
+    for name in ("__init__.py", "a.py"):
+        (tmp_path / "pkg" / name).write_text("y = 1\n" * 100)
+    with pytest.raises(SubmissionError, match="the package pkg holds more than"):
+        load(Entry("package", tmp_path / "pkg"))
+
+
+def test_a_folder_whose_only_work_is_over_a_bound_says_so(tmp_path, monkeypatch):
+    """When the only notebook of a folder is over its bound, does the refusal name it and its bound, not only 'no
+    notebook defining'?"""
+    from autograder.public import loader
+
+    notebook(tmp_path / "work.ipynb", "def tokenize(text):\n    return text.split()\n")
+    monkeypatch.setattr(loader, "NOTEBOOK_BYTES", 10)
+    with pytest.raises(SubmissionError, match=r"left out: the notebook work.ipynb is 0.0 MiB, over the 0 MiB bound"):
+        find_entry(tmp_path, GRADED)
 
 
 def test_course_demo_cells_are_skipped_when_unchanged(tmp_path):
@@ -168,7 +262,7 @@ def test_notes_name_cells_as_jupyter_shows_them(tmp_path):
 def test_a_notebook_nested_too_deep_is_a_clear_error(tmp_path):
     """Does a notebook nested a hundred thousand deep give SubmissionError, not a crash of the grader?"""
     (tmp_path / "deep.ipynb").write_text("[" * 100_000 + "]" * 100_000)
-    with pytest.raises(SubmissionError, match="not a readable notebook"):
+    with pytest.raises(SubmissionError, match="could not be parsed: it nests deeper than a notebook does"):
         load(Entry("notebook", tmp_path / "deep.ipynb"))
 
 

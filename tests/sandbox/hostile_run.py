@@ -12,14 +12,18 @@ reference, which must still get full marks.
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
 import os
 import re
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from autograder import KIT_ROOT, assignments
+from autograder.errors import KitError
 from autograder.public.loader import SubmissionError
 
 HOSTILE = KIT_ROOT / "tests" / "data" / "hostile"
@@ -39,6 +43,10 @@ def make_submission(mha, name: str, folder: Path) -> Path:
         path = folder / name
         path.write_text(source)
         return path
+    if layout in NOTEBOOKS:
+        path = folder / name.replace(".py", ".ipynb")
+        NOTEBOOKS[layout](path, source)
+        return path
     root = folder / name.removesuffix(".py")
     root.mkdir()
     (root / "work.py").write_text(source)
@@ -56,7 +64,78 @@ def make_submission(mha, name: str, folder: Path) -> Path:
     elif layout == "big notebook":
         with open(root / "scratch.ipynb", "wb") as file:
             file.truncate(200 * 2**20)  # 200 MB beside the code
+    elif layout == "private folder":
+        os.chmod(root, 0o700)
     return root
+
+
+def notebook_text(cells: list[dict]) -> str:
+    """A notebook's JSON, as Jupyter writes it (indent 1)."""
+    metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}}
+    return json.dumps({"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
+
+
+def code_cell(source: str) -> dict:
+    return {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+            "source": source.splitlines(keepends=True)}  # fmt: skip
+
+
+def answer_cell(text: str) -> dict:
+    return {"cell_type": "markdown", "metadata": {}, "source": [text]}
+
+
+def big_written_answer(path: Path, source: str) -> None:
+    """The code beside a written answer of 40 MB and 100,000 answer cells: 48 MB, made once a process."""
+    shutil.copyfile(_big_written_answer(source), path)
+
+
+@functools.cache
+def _big_written_answer(source: str) -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="kit-hostile-"))
+    atexit.register(shutil.rmtree, folder, True)
+    answers = [answer_cell(f"Answer {i}: as above.") for i in range(100_000)]
+    cells = [code_cell(source), answer_cell("My answer, at length. " * 1_820_000), *answers]
+    (folder / "notebook.ipynb").write_text(notebook_text(cells))
+    return folder / "notebook.ipynb"
+
+
+def truncated_notebook(path: Path, source: str) -> None:
+    """The notebook cut off two thirds of the way through, as an interrupted upload leaves it."""
+    text = notebook_text([code_cell(source), answer_cell("My answer.")])
+    path.write_text(text[: 2 * len(text) // 3])
+
+
+def merge_conflict(path: Path, source: str) -> None:
+    """The notebook as a merge with a partner's leaves it: conflict markers around the answer both changed."""
+    ours = notebook_text([code_cell(source), answer_cell("My answer.")]).splitlines(keepends=True)
+    theirs = notebook_text([code_cell(source), answer_cell("Our answer.")]).splitlines(keepends=True)
+    i = next(k for k, (a, b) in enumerate(zip(ours, theirs)) if a != b)
+    conflict = ["<<<<<<< HEAD\n", ours[i], "=======\n", theirs[i], ">>>>>>> partner\n"]
+    path.write_text("".join(ours[:i] + conflict + ours[i + 1 :]))
+
+
+NOTEBOOKS = {"big written answer": big_written_answer, "truncated notebook": truncated_notebook,
+             "merge conflict": merge_conflict}  # fmt: skip
+
+
+def grade(grader, name: str, submission: Path):
+    """Grade one hostile submission. For 'unreadable copy', on a host where the sandbox's uid cannot read the kit's
+    copy of it (a file system that maps root to nobody, an ACL): the copy's folder closed (0700) once made, as the
+    kit's own copy never leaves it."""
+    if EXPECTED[name].get("layout") != "unreadable copy":
+        return grader.grade(submission)
+    opened = grader.open_session
+
+    def closed(submission: Path, folder: Path):
+        session, entry, notes = opened(submission, folder)
+        os.chmod(folder / "submission", 0o700)
+        return session, entry, notes
+
+    grader.open_session = closed
+    try:
+        return grader.grade(submission)
+    finally:
+        del grader.open_session
 
 
 # ------------------------------------------------------------------ judging
@@ -65,18 +144,49 @@ def make_submission(mha, name: str, folder: Path) -> Path:
 TIERS = ("hardened", "userns", "uid", "process")  # a tier's name in a key names the tier, never a word of limits
 
 
-def expected_losses(name: str, isolation: dict, graded: tuple[str, ...], device: str = "cpu") -> dict[str, str]:
-    """The losses expected on this host. A key of `loses_in` names the host by words, each the tier's
-    name, the device graded on ("cuda") or a word of its limits ("uid", "RLIMIT_AS": memory bounded
-    per process, "uid RLIMIT_AS": both): the key of most words that all hold here decides, the tier's
-    name before a word of its limits."""
-    expected = EXPECTED[name]
+def on_this_host(table: dict, isolation: dict, device: str = "cpu"):
+    """The value of ``table`` for this host, or None. A key names the host by words, each the tier's name, the
+    device graded on ("cuda") or a word of its limits ("uid", "RLIMIT_AS": memory bounded per process, "uid
+    RLIMIT_AS": both): the key of most words that all hold here decides, the tier's name before a word of its
+    limits."""
     tier = isolation.get("tier")
     words = set(re.findall(r"\w+", isolation.get("limits", ""))) - set(TIERS) | {tier, device.split(":")[0]}
-    holding = [key.split() for key in expected.get("loses_in", {}) if set(key.split()) <= words]
+    holding = [key.split() for key in table if set(key.split()) <= words]
     chosen = max(holding, key=lambda key: (len(key), tier in key), default=None)
-    losses = expected["loses_in"][" ".join(chosen)] if chosen else expected["loses"]
+    return table[" ".join(chosen)] if chosen else None
+
+
+def expected_losses(name: str, isolation: dict, graded: tuple[str, ...], device: str = "cpu") -> dict[str, str]:
+    """The losses expected on this host: `loses`, or `loses_in` for this host (on_this_host)."""
+    expected = EXPECTED[name]
+    losses = on_this_host(expected.get("loses_in", {}), isolation, device) or expected["loses"]
     return {n: losses["*"] for n in graded} if "*" in losses else losses
+
+
+def refusal(name: str, isolation: dict) -> tuple[type[Exception], str] | None:
+    """How the submission is refused on this host before any check is graded: the kit's failure (KitError,
+    `kit_error_in`: not graded, exit 3) or the student's (SubmissionError, `not_graded`), with a pattern of its
+    reason; None when it is graded."""
+    expected = EXPECTED[name]
+    kit = on_this_host(expected.get("kit_error_in", {}), isolation, isolation.get("device", "cpu"))
+    if kit is not None:
+        return KitError, kit
+    return (SubmissionError, expected["not_graded"]) if "not_graded" in expected else None
+
+
+def refused_as_expected(name: str, isolation: dict, error: Exception) -> list[str]:
+    """What is wrong with a refusal (an empty list when it is the one expected here, with its exit status)."""
+    from autograder.results.outcome import outcome_of_error
+
+    expected = refusal(name, isolation)
+    if expected is None:
+        return [f"not graded: {error}"]
+    kind, words = expected
+    problems = [] if isinstance(error, kind) and re.search(words, str(error)) else [f"not graded so: {error}"]
+    status = outcome_of_error(error).exit_code
+    if status != (3 if kind is KitError else 2):
+        problems.append(f"exit status {status} for {type(error).__name__}")
+    return problems
 
 
 def judge(name: str, lost: list[str], report, results_path: Path | None) -> list[str]:
@@ -209,10 +319,12 @@ def main(argv=None) -> int:
             submission = make_submission(mha, name, folder)
             state = folder_state(folder)
             try:
-                report = grader.grade(submission)
-            except SubmissionError as error:
-                wanted = EXPECTED[name].get("not_graded")
-                report_of[name] = [] if wanted and wanted in str(error) else [f"not graded: {error}"]
+                report = grade(grader, name, submission)
+            except (SubmissionError, KitError) as error:
+                report_of[name] = refused_as_expected(name, tier, error) + leftovers(grader)
+                continue
+            if refusal(name, tier) is not None:
+                report_of[name] = [f"graded, but expected refused: {refusal(name, tier)}"]
                 continue
             problems = changed_in(folder, state)
             results = write_results(report, folder / "out")

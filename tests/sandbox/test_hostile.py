@@ -16,7 +16,6 @@ import pytest
 from autograder import KIT_ROOT
 from autograder.config import GradingConfig
 from autograder.grade.engine import Grader
-from autograder.public.loader import SubmissionError
 from autograder.results.write import write_results
 
 from ..conftest import lost_names
@@ -40,12 +39,17 @@ def grader(mha):
 def test_hostile_submission(mha, grader, before, name, tmp_path):
     """Does it lose exactly the points its attack or its missing work costs, and is it cleaned up?"""
     submission = hostile_run.make_submission(mha, name, tmp_path)
-    if "not_graded" in hostile_run.EXPECTED[name]:
-        with pytest.raises(SubmissionError, match=hostile_run.EXPECTED[name]["not_graded"]):
-            grader.grade(submission)
-        return
     state = hostile_run.folder_state(tmp_path)
-    report = grader.grade(submission)
+    host = {**grader.isolation.as_dict(), "device": grader.device}
+    refused = hostile_run.refusal(name, host)
+    if refused is not None:
+        with pytest.raises(refused[0], match=refused[1]) as raised:
+            hostile_run.grade(grader, name, submission)
+        assert hostile_run.refused_as_expected(name, host, raised.value) == []
+        assert hostile_run.changed_in(tmp_path, state) == []
+        assert hostile_run.leftovers(grader) == [], "something of the student outlived its refusal"
+        return
+    report = hostile_run.grade(grader, name, submission)
     assert hostile_run.changed_in(tmp_path, state) == []
     results = write_results(report, tmp_path / "out")
     problems = hostile_run.judge(name, lost_names(report), report, results)

@@ -35,14 +35,16 @@ def needs_root():
         pytest.skip("simulating another host needs root")
 
 
-def hostile_set(command: list[str], out: Path, kit: Path = KIT_ROOT, timeout: int = 900) -> dict:
-    """Run the hostile set with this command prefix, from this kit's folder (`-m` imports from it first); its report."""
+def hostile_set(command: list[str], out: Path, kit: Path = KIT_ROOT, timeout: int = 900, umask: int = -1) -> dict:
+    """Run the hostile set with this command prefix, from this kit's folder (`-m` imports from it first), under
+    ``umask`` where one is given (an instructor's 077: the grader's umask must not close the sandbox); its report."""
     done = subprocess.run(
         [*command, "-m", "tests.sandbox.hostile_run", str(out)],
         capture_output=True,
         text=True,
         timeout=timeout,
         cwd=kit,
+        umask=umask,
     )
     assert done.returncode == 0 and out.exists(), done.stdout[-3000:] + done.stderr[-3000:]
     return json.loads(out.read_text())
@@ -86,13 +88,17 @@ def test_an_ordinary_account_gets_the_userns_tier(shared_out):
 
 @pytest.mark.slow
 def test_a_container_that_refuses_namespaces_gets_the_uid_tier(tmp_path):
-    """As root where namespaces are refused, with the kit unreadable to others: the uid tier holds the hostile set."""
+    """As root where namespaces are refused, with the kit unreadable to others and an instructor's umask 077: the
+    uid tier holds the hostile set."""
     needs_root()
     kit = private_copy(tmp_path / "kit")
     os.chmod(tmp_path, 0o755)
     out = tmp_path / "report.json"
     report = hostile_set(
-        [sys.executable, str(HOSTS / "kit_python.py"), "--kit", str(kit), "--no-namespaces", "--"], out, kit=kit
+        [sys.executable, str(HOSTS / "kit_python.py"), "--kit", str(kit), "--no-namespaces", "--"],
+        out,
+        kit=kit,
+        umask=0o077,
     )
     assert_clean(report, "uid")
     assert "not hardened" in report["tier"]["why"]
@@ -119,10 +125,11 @@ def test_the_simulated_kit_copy_closes_what_the_tiers_keep_private():
 
 @pytest.mark.slow
 def test_a_cgroup2_only_host_still_gets_the_hardened_tier(tmp_path):
-    """Where cgroup2 is the only cgroup file system: hardened, job cgroups for CPU time and kill, rlimits for what they cannot bound."""
+    """Where cgroup2 is the only cgroup file system, graded under an instructor's umask 077: hardened, job cgroups
+    for CPU time and kill, rlimits for what they cannot bound."""
     needs_root()
     out = tmp_path / "report.json"
-    report = hostile_set([sys.executable, str(HOSTS / "cgroup2_only.py"), "--", sys.executable], out)
+    report = hostile_set([sys.executable, str(HOSTS / "cgroup2_only.py"), "--", sys.executable], out, umask=0o077)
     assert_clean(report, "hardened")
     assert report["tier"]["limits"].startswith("cgroup v2") and "RLIMIT_AS" in report["tier"]["limits"]
 

@@ -1,8 +1,9 @@
 """A student process: isolate, load the submission, then answer batches of probe requests.
 
-Everything before ``load`` is the kit's code; from ``load`` on, the student's code
-runs here and may do anything this process can, so nothing it says is believed
-beyond the plain arrays it returns, and those are judged as its answer.
+Everything before the loading's step "running" is the kit's code, and tells the grader
+each step as it begins, and why one failed (guest/steps.py); from "running" on, the
+student's code runs here and may do anything this process can, so nothing it says is
+believed beyond "ready" and the plain arrays it returns, and those are judged as its answer.
 
     request: {"op": "run", "calls": [{"probe": id, "inputs": packed}, ...], "carry": {name: kind}},
              arrays "<i>/<key>"
@@ -25,6 +26,7 @@ from ...public.carry import Substitutes, talk
 from ...public.loader import Entry, load
 from ...public.probing import Implementation, run_probe
 from . import forbidden, isolation
+from .steps import DeviceFailed, Steps
 
 
 def quiet() -> None:
@@ -104,10 +106,12 @@ def namespaces(namespace: dict, folder: Path) -> list[dict]:
 
 
 def main(sock: socket.socket, request: dict) -> None:
+    steps = Steps(sock)
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the zygote's reaper is not the student's
         os.setsid()
         quiet()
+        steps.begin("isolating")
         isolation.enter(request)
         if request["framework"] == "torch":
             try:
@@ -119,11 +123,10 @@ def main(sock: socket.socket, request: dict) -> None:
             ) as error:  # the kit's code, before any of the student's: the device failed, not the student
                 if not request["device"].startswith("cuda"):
                     raise
-                wire.send(sock, {"op": "device_error", "error": f"{type(error).__name__}: {error}"[:500]})
-                return
+                raise DeviceFailed(f"{type(error).__name__}: {error}"[:500]) from None
             forbidden.forbid(tuple(request["graded"]))
         entry = Entry(request["kind"], Path(request["path"]))
-        loaded = load(entry, frozenset(request.get("skip", ())))
+        loaded = load(entry, frozenset(request.get("skip", ())), steps.begin)
         impl = Implementation(loaded.namespace, device=request["device"], label=entry.describe())
         folder = entry.path if entry.kind == "package" else entry.path.parent
         spaces = namespaces(loaded.namespace, folder)
@@ -132,7 +135,7 @@ def main(sock: socket.socket, request: dict) -> None:
             meta, arrays = wire.recv(sock)
             reply, outputs = answer(impl, meta, arrays, sock, spaces)
             wire.send(sock, reply, outputs)
-    except BaseException:
-        pass
+    except BaseException as error:
+        steps.failed(error)  # a step of the kit's only: the student's failures are measured by the grader
     finally:
         os._exit(0)

@@ -46,6 +46,9 @@ TORCH = (
 )
 
 
+UMASK = 0o022
+
+
 def preload(modules) -> None:
     os.environ["MPLBACKEND"] = "Agg"
     for module in modules:
@@ -169,6 +172,9 @@ def main() -> None:
     """FD [--torch] PROBES...: the socket, whether to import PyTorch, each assignment's probes.py."""
     sock = socket.socket(fileno=int(sys.argv[1]))
     become_subreaper()
+    # The grader's umask (an instructor's 077) is not the sandbox's: the folders a student process makes for
+    # its new root (/sandbox, its mount points) get the modes they ask for, so its unprivileged uid can pass.
+    os.umask(UMASK)
     torch = "--torch" in sys.argv[2:]
     preload(PRELOAD + (TORCH if torch else ()))
     if torch:

@@ -34,6 +34,7 @@ def copy_submission(source: Path, target_folder: Path, limits: CopyLimits = Copy
     if stat.S_ISLNK(info.st_mode):
         raise SubmissionError(f"{source.name} is a symbolic link; hand in the file or folder itself")
     target_folder.mkdir(parents=True, exist_ok=True)
+    os.chmod(target_folder, 0o755)  # as every folder of the copy: whatever the grader's umask, the sandbox reads it
     target = target_folder / source.name
     budget = _Budget(limits)
     notes: list[str] = []

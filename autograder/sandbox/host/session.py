@@ -34,6 +34,7 @@ from ..guest.isolation import INSIDE
 from . import disk, gpu, uids
 from .cgroups import JobCgroup
 from .client import Died, StudentProcess, Timeout, TooLarge
+from .loading import LIMITS, MESSAGE_BYTES, DeviceNotStarted, Loading, Misbehaved, NotLoaded, unreadable_reason
 from .runtime import Runtime
 
 GiB = 1024**3
@@ -110,7 +111,8 @@ class Session:
         self._cpu_base = 0.0
         self._failed: dict[str, str] = {}
         self._answers: dict[tuple[str, str], tuple[dict, str | None]] = {}
-        self._load_failure: str | None = None
+        self._load_failure: str | None = None  # the student's code failed to load: every name fails with it
+        self._not_loaded: NotLoaded | None = None  # loading failed before the student's code ran: no name is graded
         # Error carried forward (grade/carry.py): names whose stand-ins the student's process puts in
         # place for every batch, and the trusted side that answers them while a batch runs.
         self.carry: dict[str, str] = {}
@@ -268,51 +270,100 @@ class Session:
 
     def _death(self, when: str) -> str:
         """Why the process is gone, from what the grader itself can see."""
-        out_of_memory = self._job is not None and self._job.out_of_memory()
-        ended = self._kill()
+        out_of_memory, ended = self._end()
         if out_of_memory:
             return f"used more than {self.limits.describe_memory()} of memory {when}, and was stopped"
         return f"the process exited {when} ({ended})"
 
+    def _end(self) -> tuple[bool, str]:
+        """End the process: whether its cgroup ran out of memory, and how it ended (the zygote's account)."""
+        out_of_memory = self._job is not None and self._job.out_of_memory()
+        return out_of_memory, self._kill()
+
     # ---------------------------------------------------------------- process lifetime
 
     def _ensure_process(self) -> StudentProcess:
+        """The student's process, started and loaded: its loading followed step by step (host/loading.py), so
+        that only a failure of the student's code is the student's (StudentError, for every name); one before
+        it ran ends the grading (NotLoaded)."""
+        if self._not_loaded is not None:
+            raise self._not_loaded
         if self._load_failure:
             raise StudentError(self._load_failure)
         if self._process is not None:
             return self._process
         request = self._request()
         self._process = StudentProcess(self.runtime.zygote, request)
-        started = time.monotonic()
-        budget = self.limits.timeout
+        loading = Loading(self.entry, self._unreadable)
         try:
-            reply, _ = self._process.receive(
-                started + budget * self.limits.wall_factor, 1 << 20, self._watch(0.0, budget)
-            )
+            self._load(self._process, loading)
+        except NotLoaded as failure:
+            self._kill()
+            self._not_loaded = failure
+            raise
+        except StudentError as failure:
+            self._load_failure = str(failure)
+            raise
+        if not self.notes:
+            self.notes = loading.notes
+        return self._process
+
+    def _load(self, process: StudentProcess, loading: Loading) -> None:
+        """Follow the loading until 'ready'. The kit's steps and the student's code each get the loading's budget:
+        the kit's reading of a large notebook costs the student none of theirs."""
+        budget = self.limits.timeout
+        wall = budget * self.limits.wall_factor
+        deadline, watch = time.monotonic() + wall, self._watch(0.0, budget)
+        try:
+            while not loading.ready:
+                message, _ = process.receive(deadline, MESSAGE_BYTES, watch, LIMITS)
+                student_code = loading.student_code
+                loading.heard(message)
+                if loading.student_code and not student_code:
+                    deadline, watch = time.monotonic() + wall, self._watch(self._cpu(), budget)
+        except Misbehaved:
+            self._kill()
+            raise StudentError("the process sent something other than 'ready' after loading your code") from None
+        except DeviceNotStarted as failure:  # said by the kit's code, before the student's ran
+            self._kill()
+            if not self._on_gpu:
+                raise loading.failed(str(failure)) from None
+            self.device_failures.update(self.graded)
+            raise StudentError(f"CUDA did not start for your code ({str(failure)[:300]})") from None
         except Timeout:
             self._kill()
-            self._load_failure = f"loading your code took longer than {budget * self.limits.wall_factor:g} s"
-            raise StudentError(self._load_failure) from None
+            if not loading.student_code:
+                raise loading.failed(f"it took longer than {wall:g} s") from None
+            raise StudentError(f"loading your code took longer than {wall:g} s") from None
         except _OverBudget as over:
             self._kill()
-            self._load_failure = f"loading your code {over}"
-            raise StudentError(self._load_failure) from None
-        except (Died, TooLarge):
-            self._load_failure = self._death("while loading your code")
-            raise StudentError(self._load_failure) from None
-        if reply.get("op") == "device_error" and self._on_gpu:  # said by the kit's code, before the student's ran
-            self._kill()
-            self.device_failures.update(self.graded)
-            self._load_failure = f"CUDA did not start for your code ({str(reply.get('error'))[:300]})"
-            raise StudentError(self._load_failure)
-        if reply.get("op") != "ready":
-            self._kill()
-            self._load_failure = "the process sent something other than 'ready' after loading your code"
-            raise StudentError(self._load_failure)
-        if not self.notes:
-            notes = reply.get("notes", [])
-            self.notes = [str(note)[:1000] for note in notes[:20]] if isinstance(notes, list) else []
-        return self._process
+            if not loading.student_code:
+                raise loading.failed(f"it {over}") from None
+            raise StudentError(f"loading your code {over}") from None
+        except TooLarge as error:
+            if not loading.student_code:
+                self._kill()
+                raise loading.failed(f"it sent {error}") from None
+            raise StudentError(self._death("while loading your code")) from None
+        except Died as error:
+            if loading.student_code:
+                raise StudentError(self._death("while loading your code")) from None
+            out_of_memory, ended = self._end()
+            if out_of_memory:
+                what = f"it used more than {self.limits.describe_memory()} of memory (grade with more --memory)"
+            else:
+                what = f"its process ended ({ended}; {error})"
+            raise loading.failed(what) from None
+
+    def _unreadable(self, detail: str) -> str:
+        """Why the student's uid could not read the copy of the submission, told from its permissions on the way to
+        the entry: from the copy's folder where the sandbox binds it (hardened, userns), else from the scratch."""
+        tier = self.runtime.isolation.tier
+        top = self.folder / "submission" if tier in ("hardened", "userns") else self.runtime.scratch_root
+        paths = [top, *[p for p in self.entry.path.parents if p.is_relative_to(top) and p != top][::-1]]
+        uid = self._uid if self._uid is not None else os.geteuid()
+        gid = self._uid if self._uid is not None else os.getegid()
+        return unreadable_reason([*paths, self.entry.path], uid, gid, detail)
 
     def _request(self) -> dict:
         isolation = self.runtime.isolation

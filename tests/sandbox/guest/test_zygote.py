@@ -111,7 +111,10 @@ def converse(tmp_path):
         ours.send(json.dumps(spawn_request(tmp_path)).encode())
         message, fds, _, _ = socket.recv_fds(ours, 1 << 16, 1)
         student = socket.socket(fileno=fds[0])
-        said["ready"] = wire.recv(student)[0]["op"]
+        said["loading"] = []
+        while not said["loading"] or said["loading"][-1] != "ready":
+            heard = wire.recv(student)[0]
+            said["loading"].append(heard.get("step", heard["op"]))
         meta, arrays = wire.pack({"x": np.arange(3)})
         arrays = {f"0/{key}": value for key, value in arrays.items()}  # the batch's first call
         wire.send(student, {"op": "run", "calls": [{"probe": "test.doubled", "inputs": meta}]}, arrays)
@@ -133,11 +136,11 @@ def converse(tmp_path):
 
 def test_the_zygote_spawns_a_student_answers_and_tells_how_each_ended(tmp_path, probe):
     """Through the zygote's socket: is an unknown pid 'unknown', a probe's failure named, a student spawned that
-    answers its batch, its end told, a clone of the zygote answering too, and 'exit' honoured?"""
+    tells each step of its loading (a .py file: no extracting) and answers its batch, its end told, a clone of the zygote answering too, and 'exit' honoured?"""
     assert in_a_child(converse(tmp_path)) == {
         "unknown": "unknown",
         "probe": "SandboxError: unknown tier 'vm'",
-        "ready": "ready",
+        "loading": ["isolating", "reading", "parsing", "running", "ready"],
         "answer": [[None], [0, 2, 4]],
         "ended": "exit status 0",
         "clone": "unknown",

@@ -9,8 +9,8 @@ from autograder.sandbox.host.bounded_copy import CopyLimits, copy_submission
 
 
 def test_a_folder_is_copied_whole_with_modes_the_student_process_can_read(tmp_path):
-    """Are a folder's files and subfolders copied with their bytes, files 0644 and folders 0755 whatever the
-    grader's umask, and the copy's path and no notes returned?"""
+    """Are a folder's files and subfolders copied with their bytes, files 0644 and folders 0755 (the folder it is
+    copied into too) whatever the grader's umask, and the copy's path and no notes returned?"""
     source = tmp_path / "work"
     (source / "pkg").mkdir(parents=True)
     (source / "mha.py").write_text("def f(): pass\n")
@@ -27,6 +27,7 @@ def test_a_folder_is_copied_whole_with_modes_the_student_process_can_read(tmp_pa
     assert (copy / "pkg" / "helper.py").read_bytes() == b"\x00\x01" * 10
     assert oct((copy / "mha.py").stat().st_mode & 0o777) == oct(0o644)
     assert oct((copy / "pkg").stat().st_mode & 0o777) == oct(0o755)
+    assert oct((tmp_path / "into").stat().st_mode & 0o777) == oct(0o755)
 
 
 def test_a_single_file_is_copied_beside_nothing(tmp_path):

@@ -13,14 +13,18 @@ import pytest
 
 from autograder import KIT_ROOT
 from autograder.public import wire
-from autograder.public.loader import Entry
+from autograder.public.loader import Entry, SubmissionError
+from autograder.sandbox.guest.steps import STEPS
 from autograder.sandbox.guest.zygote import describe_status
 from autograder.sandbox.host import session
+from autograder.sandbox.host.loading import Refused, SandboxFailed
 from autograder.sandbox.host.runtime import Isolation, Runtime
 from autograder.sandbox.host.session import Call, Session, StudentError, StudentLimits
 
 GiB = 1024**3
+TOLD = [({"op": "step", "step": step}, None) for step in STEPS]  # each step of loading, as the guest tells it
 READY = ({"op": "ready", "notes": ["a note"]}, None)
+LOADED = [*TOLD, READY]
 HANG_UP = None  # the script's end: the student's end of the socket closes
 
 
@@ -95,8 +99,8 @@ def test_a_name_whose_reply_is_no_result_fails_alone(make_session):
     """When the process answers a's batch with something other than its results: does a fail with that said,
     its process killed, b get a fresh process and its outputs, and a stay failed without another exchange?"""
     student, zygote = make_session(
-        [READY, ({"op": "result", "errors": "all passed"}, None)],
-        [READY, result({"y": np.arange(3)})],
+        [*LOADED, ({"op": "result", "errors": "all passed"}, None)],
+        [*LOADED, result({"y": np.arange(3)})],
     )
     with pytest.raises(StudentError, match="^while checking a, the process answered something other than its results$"):
         student.run("a", "p", {"x": 1})
@@ -108,7 +112,7 @@ def test_a_name_whose_reply_is_no_result_fails_alone(make_session):
 
 def test_a_call_that_raised_fails_that_call_only(make_session):
     """Does one call's error fail that call, while the other calls of the same batch keep their outputs?"""
-    student, _ = make_session([READY, result("your code raised ValueError: no", {"y": np.ones(2)})])
+    student, _ = make_session([*LOADED, result("your code raised ValueError: no", {"y": np.ones(2)})])
     student.prefetch("a", [Call("p", {"x": 1}), Call("p", {"x": 2})])
     with pytest.raises(StudentError, match="^your code raised ValueError: no$"):
         student.run("a", "p", {"x": 1})
@@ -117,7 +121,7 @@ def test_a_call_that_raised_fails_that_call_only(make_session):
 
 def test_a_process_that_dies_is_told_by_the_graders_account(make_session):
     """When the process hangs up mid-check: is the failure the zygote's account of its end, not the student's?"""
-    student, _ = make_session([READY, HANG_UP])
+    student, _ = make_session([*LOADED, HANG_UP])
     with pytest.raises(StudentError, match=r"^the process exited while checking a \(killed by signal 9 \(SIGKILL\)\)$"):
         student.run("a", "p", {"x": 1})
 
@@ -125,7 +129,7 @@ def test_a_process_that_dies_is_told_by_the_graders_account(make_session):
 def test_a_load_that_fails_is_remembered_for_every_name(make_session):
     """When the process sends something other than 'ready' after loading: does every name fail with that, and no
     second process start?"""
-    student, zygote = make_session([({"op": "ready?"}, None)])
+    student, zygote = make_session([*TOLD, ({"op": "ready?"}, None)])
     for name in ("a", "b"):
         with pytest.raises(
             StudentError, match="^the process sent something other than 'ready' after loading your code$"
@@ -134,17 +138,66 @@ def test_a_load_that_fails_is_remembered_for_every_name(make_session):
     assert len(zygote.spawned) == 1
 
 
+def told(*steps: str) -> list:
+    return [({"op": "step", "step": step}, None) for step in steps]
+
+
+def test_a_notebook_that_does_not_parse_ends_the_grading_as_the_submissions_fault(make_session):
+    """When the guest says, while parsing, that the notebook does not parse: is that the refusal (a SubmissionError
+    with its words, not a StudentError), raised again for every name with no second process?"""
+    failed = ({"op": "failed", "problem": "submission", "detail": "the notebook w.ipynb could not be parsed"}, None)
+    student, zygote = make_session([*told("isolating", "reading", "parsing"), failed])
+    for name in ("a", "b"):
+        with pytest.raises(Refused, match="^the notebook w.ipynb could not be parsed$") as raised:
+            student.run(name, "p", {"x": 1})
+        assert isinstance(raised.value, SubmissionError) and not isinstance(raised.value, StudentError)
+    assert len(zygote.spawned) == 1
+
+
+def test_once_the_students_code_runs_it_cannot_blame_an_earlier_step(make_session):
+    """When a message claiming a failure of the kit's (or a step again) comes after 'running': is it the student's
+    failure to load, never a refusal or the kit's error?"""
+    forged = ({"op": "failed", "problem": "submission", "detail": "the notebook could not be parsed"}, None)
+    for lie in (forged, *told("reading")):
+        student, _ = make_session([*TOLD, lie])
+        with pytest.raises(StudentError, match="^the process sent something other than 'ready' after loading"):
+            student.run("a", "p", {"x": 1})
+
+
+def test_a_process_that_dies_in_a_step_of_the_kits_is_the_kits_failure(make_session):
+    """When the process ends while parsing: is it the kit's failure (not graded), saying what it was doing and
+    how it ended; and when it ends once the student's code runs, the student's, as before?"""
+    student, _ = make_session([*told("isolating", "reading", "parsing"), HANG_UP])
+    with pytest.raises(
+        SandboxFailed,
+        match=r"^the sandbox failed while parsing mha.py \(size unknown\), before any "
+        r"code of the submission ran: its process ended \(killed by signal 9 \(SIGKILL\);",
+    ):
+        student.run("a", "p", {"x": 1})
+    student, _ = make_session([*TOLD, HANG_UP])
+    with pytest.raises(StudentError, match=r"^the process exited while loading your code \(killed by signal 9"):
+        student.run("a", "p", {"x": 1})
+
+
+def test_a_file_the_sandbox_cannot_read_is_the_kits_failure(make_session):
+    """When the guest cannot read the submission's file: is it the kit's failure, saying so (not graded)?"""
+    failed = ({"op": "failed", "problem": "unreadable", "detail": "PermissionError: [Errno 13] mha.py"}, None)
+    student, _ = make_session([*told("isolating", "reading"), failed])
+    with pytest.raises(SandboxFailed, match="^the kit cannot read this submission's files: PermissionError"):
+        student.run("a", "p", {"x": 1})
+
+
 OOM = "OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
 
 
 def test_a_cuda_failure_on_the_gpu_is_set_aside_for_the_cpu(make_session):
     """On the GPU, does a call that met a CUDA error (out of memory, a device error) mark its name for grading again,
     and the same words on the CPU, or another error on the GPU, mark nothing?"""
-    student, _ = make_session([READY, result(OOM), result("your code raised ValueError: no")], device="cuda")
+    student, _ = make_session([*LOADED, result(OOM), result("your code raised ValueError: no")], device="cuda")
     student.prefetch("a", [Call("p", {"x": 1})])
     student.prefetch("b", [Call("p", {"x": 1})])
     assert student.device_failures == {"a"}
-    on_cpu, _ = make_session([READY, result(OOM)])
+    on_cpu, _ = make_session([*LOADED, result(OOM)])
     on_cpu.prefetch("a", [Call("p", {"x": 1})])
     assert on_cpu.device_failures == set()
 
@@ -152,9 +205,8 @@ def test_a_cuda_failure_on_the_gpu_is_set_aside_for_the_cpu(make_session):
 def test_cuda_that_does_not_start_for_the_student_sets_every_name_aside(make_session):
     """When the kit's code in the student's process says CUDA did not start (before any student code ran): does every
     name fail with that said, and every one wait for the CPU?"""
-    student, _ = make_session(
-        [({"op": "device_error", "error": "RuntimeError: CUDA error: out of memory"}, None)], device="cuda"
-    )
+    failed = ({"op": "failed", "problem": "device", "detail": "RuntimeError: CUDA error: out of memory"}, None)
+    student, _ = make_session([*told("isolating"), failed], device="cuda")
     with pytest.raises(
         StudentError, match=r"^CUDA did not start for your code \(RuntimeError: CUDA error: out of memory\)$"
     ):
@@ -178,14 +230,14 @@ def test_a_student_over_its_gpu_memory_loses_that_name_alone(make_session):
     fail saying so, its process killed, not set aside for the CPU (it is the student's own doing), and the next name
     start a fresh process; and is the GPU never asked about on the CPU?"""
     watch = GpuUse(GiB + 1)
-    student, zygote = make_session([READY], [READY, result({"y": np.ones(1)})], device="cuda", gpu=watch)
+    student, zygote = make_session(LOADED, [*LOADED, result({"y": np.ones(1)})], device="cuda", gpu=watch)
     with pytest.raises(StudentError, match=r"^checking a held more than 1 GiB of GPU memory$"):
         student.run("a", "p", {"x": 1})
     assert student.device_failures == set() and zygote.spawned[0] in watch.asked[0]
     watch.used = 0
     assert student.run("b", "p", {"x": 1})["y"].tolist() == [1.0]
     unwatched = GpuUse(10 * GiB)
-    on_cpu, _ = make_session([READY], gpu=unwatched, timeout=0.1)  # no reply: the watch runs until the wall time
+    on_cpu, _ = make_session(LOADED, gpu=unwatched, timeout=0.1)  # no reply: the watch runs until the wall time
     with pytest.raises(StudentError, match="took longer than"):
         on_cpu.run("a", "p", {"x": 1})
     assert unwatched.asked == []
@@ -193,7 +245,7 @@ def test_a_student_over_its_gpu_memory_loses_that_name_alone(make_session):
 
 def test_a_check_that_outlasts_its_wall_time_fails_saying_how_long(make_session):
     """When no reply comes: does the check end at the wall-clock backstop (timeout x wall_factor), saying it?"""
-    student, _ = make_session([READY], timeout=0.1)
+    student, _ = make_session(LOADED, timeout=0.1)
     with pytest.raises(StudentError, match="^checking a took longer than 0.3 s$"):
         student.run("a", "p", {"x": 1})
 
