@@ -54,6 +54,16 @@ def _say(text: str) -> None:
     print(text, file=sys.stderr)
 
 
+def add_build(commands) -> None:
+    build_command = commands.add_parser(
+        "build",
+        help="generate the stubs, the nbgrader source notebook and the release (runs nbgrader)",
+        description="Generate the stubs, the nbgrader source notebook and the release (runs nbgrader).",
+    )
+    build_command.add_argument("assignments", nargs="*", help="assignments to build (default: all)")
+    build_command.set_defaults(run=cmd_build)
+
+
 def cmd_build(args) -> int:
     from .author.build import build, given_away  # here: nbgrader and nbformat, for this command only
 
@@ -63,6 +73,41 @@ def cmd_build(args) -> int:
         for line in given_away(assignments.get(name)):
             print(f"  {line}")
     return 0
+
+
+def add_grade(commands) -> None:
+    grade_command = commands.add_parser(
+        "grade",
+        help="grade one submission into DIR/results.json (Gradescope's format)",
+        description="Grade one submission into DIR/results.json (Gradescope's format) and DIR/junit.xml.",
+    )
+    grade_command.add_argument("submission", help="a notebook, a .py file, a package folder or a repository folder")
+    _assignment_arg(grade_command)
+    grade_command.add_argument("--out", required=True, help="folder for results.json and junit.xml")
+    grade_command.add_argument(
+        "--fail-under",
+        type=float,
+        metavar="PERCENT",
+        help="exit with status 1 when the score is under PERCENT of the points (for CI)",
+    )
+    grade_command.add_argument(
+        "--markdown",
+        metavar="FILE",
+        help="append a table of the points, or why it was not graded, to FILE (e.g. $GITHUB_STEP_SUMMARY)",
+    )
+    grade_command.add_argument(
+        "--hidden-visibility",
+        default=HIDDEN_VISIBILITY,
+        choices=["hidden", "after_due_date", "after_published", "visible"],
+        help="Gradescope visibility of the hidden checks' details (default after_due_date)",
+    )
+    grade_command.add_argument(
+        "--show-score",
+        action="store_true",
+        help="show the points at once (Gradescope hides the total while any test is hidden) and keep the hidden checks' details out of results.json",
+    )
+    GradingConfig.add_arguments(grade_command)
+    grade_command.set_defaults(run=cmd_grade)
 
 
 def cmd_grade(args) -> int:
@@ -106,161 +151,7 @@ def _append(path: str | None, text: str) -> None:
             file.write(text)
 
 
-def cmd_grade_all(args) -> int:
-    from .deliver.batch import grade_all  # here: the class's machinery (intake, report, matplotlib), for grade-all only
-
-    config = GradingConfig.from_arguments(args)
-    return grade_all(
-        Path(args.submissions),
-        args.assignment,
-        Path(args.out),
-        config,
-        jobs=args.jobs,
-        progress=not args.quiet,
-        force=args.force,
-        show_hidden=args.show_hidden,
-        lms_column_id=args.lms_column_id,
-        manual_points=Path(args.manual_points) if args.manual_points else None,
-    )
-
-
-def cmd_cluster_to_mistake(args) -> int:
-    from .deliver.cluster_to_mistake import cluster_to_mistake  # here: the grading engine, for this command only
-
-    edit = {"id": args.id, "target": args.target, "old": args.old, "new": args.new, "message": args.message}
-    return cluster_to_mistake(
-        Path(args.out),
-        assignments.get(args.assignment),
-        args.group,
-        edit,
-        args.append,
-        GradingConfig.from_arguments(args),
-    )
-
-
-def cmd_bench(args) -> int:
-    from .bench import bench, print_figures  # here: the benchmark's machinery, for bench only
-
-    keep = Path(args.keep) if args.keep else None
-    figures = bench(args.n, args.jobs, args.scaling, keep, device=args.device, devices_only=args.devices_only)
-    print_figures(figures)
-    return 0
-
-
-def cmd_collect(args) -> int:
-    from .deliver.gradebook import collect  # here: nbformat and nbgrader's course, for this command only
-
-    course = Path(args.course)
-    placed, skipped = collect(Path(args.submissions), assignments.get(args.assignment), course)
-    for entry, why in skipped:
-        print(f"  skipped {entry}: {why}")
-    print(
-        f"put {len(placed)} students' notebooks into {course / 'submitted'}/<student>/{args.assignment}/ "
-        f"and the students into gradebook.db: `nbgrader autograde {args.assignment}` grades them"
-    )
-    return 0
-
-
-def cmd_gradebook(args) -> int:
-    from .deliver.gradebook import export  # here: nbformat and nbgrader's course, for this command only
-
-    totals = export(
-        Path(args.results), assignments.get(args.assignment), Path(args.course), keep_manual=args.keep_manual
-    )
-    for student, total in sorted(totals.items()):
-        print(f"  {student:<24} {total:g}")
-    print(
-        f"stored {len(totals)} students' points in {Path(args.course) / 'gradebook.db'}: `nbgrader export` writes grades.csv"
-    )
-    return 0
-
-
-def cmd_gradescope(args) -> int:
-    from .deliver.answers import gradescope_note  # here: the lessons' reader, for this command only
-    from .deliver.gradescope import write_bundle  # here: the bundle's machinery, for this command only
-
-    config = GradingConfig.from_arguments(args)
-    path = write_bundle(assignments.get(args.assignment), Path(args.out), config, show_score=args.show_score)
-    print(
-        f"wrote {path}: upload it as the assignment's autograder on Gradescope (setup.sh and run_autograder at its root)"
-    )
-    print(gradescope_note(assignments.get(args.assignment)), end="")
-    return 0
-
-
-def cmd_push_canvas(args) -> int:
-    from .deliver.canvas_push import push_canvas  # here: canvasapi and requests, for this command only
-
-    return push_canvas(Path(args.out), args.course, args.assignment, url=args.url, apply=args.apply)
-
-
-def _canvas_id(text: str) -> int:
-    if not text.isdigit() or text.startswith("0"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a Canvas id: Canvas's ids are numbers (e.g. 123456)")
-    return int(text)
-
-
-def cmd_demo(args) -> int:
-    from .demo import demo  # here: nbgrader and the grading engine, for demo only
-
-    return demo()
-
-
-def cmd_doctor(args) -> int:
-    from .doctor import doctor  # here: the sandbox's probes of the host, for doctor only
-
-    return doctor(GradingConfig.from_arguments(args), jobs=args.jobs)
-
-
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m autograder",
-        description="Build, release and grade the Transformer attention assignments.",
-        epilog="Grade commands exit with 0 (graded), 1 (under --fail-under), 2 (bad input) or 3 (the kit could not grade).",
-    )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    build_command = commands.add_parser(
-        "build",
-        help="generate the stubs, the nbgrader source notebook and the release (runs nbgrader)",
-        description="Generate the stubs, the nbgrader source notebook and the release (runs nbgrader).",
-    )
-    build_command.add_argument("assignments", nargs="*", help="assignments to build (default: all)")
-    build_command.set_defaults(run=cmd_build)
-
-    grade_command = commands.add_parser(
-        "grade",
-        help="grade one submission into DIR/results.json (Gradescope's format)",
-        description="Grade one submission into DIR/results.json (Gradescope's format) and DIR/junit.xml.",
-    )
-    grade_command.add_argument("submission", help="a notebook, a .py file, a package folder or a repository folder")
-    _assignment_arg(grade_command)
-    grade_command.add_argument("--out", required=True, help="folder for results.json and junit.xml")
-    grade_command.add_argument(
-        "--fail-under",
-        type=float,
-        metavar="PERCENT",
-        help="exit with status 1 when the score is under PERCENT of the points (for CI)",
-    )
-    grade_command.add_argument(
-        "--markdown",
-        metavar="FILE",
-        help="append a table of the points, or why it was not graded, to FILE (e.g. $GITHUB_STEP_SUMMARY)",
-    )
-    grade_command.add_argument(
-        "--hidden-visibility",
-        default=HIDDEN_VISIBILITY,
-        choices=["hidden", "after_due_date", "after_published", "visible"],
-        help="Gradescope visibility of the hidden checks' details (default after_due_date)",
-    )
-    grade_command.add_argument(
-        "--show-score",
-        action="store_true",
-        help="show the points at once (Gradescope hides the total while any test is hidden) and keep the hidden checks' details out of results.json",
-    )
-    GradingConfig.add_arguments(grade_command)
-    grade_command.set_defaults(run=cmd_grade)
-
+def add_grade_all(commands) -> None:
     grade_all_command = commands.add_parser(
         "grade-all",
         help="grade a class (a folder or zip, as an LMS exports it), in parallel, with a report and a feedback file per student",
@@ -294,6 +185,26 @@ def main(argv=None) -> int:
     GradingConfig.add_arguments(grade_all_command)
     grade_all_command.set_defaults(run=cmd_grade_all)
 
+
+def cmd_grade_all(args) -> int:
+    from .deliver.batch import grade_all  # here: the class's machinery (intake, report, matplotlib), for grade-all only
+
+    config = GradingConfig.from_arguments(args)
+    return grade_all(
+        Path(args.submissions),
+        args.assignment,
+        Path(args.out),
+        config,
+        jobs=args.jobs,
+        progress=not args.quiet,
+        force=args.force,
+        show_hidden=args.show_hidden,
+        lms_column_id=args.lms_column_id,
+        manual_points=Path(args.manual_points) if args.manual_points else None,
+    )
+
+
+def add_cluster_to_mistake(commands) -> None:
     to_mistake_command = commands.add_parser(
         "cluster-to-mistake",
         help="turn a group of clusters.json into a known mistake: check that an edit of the reference does what the group does, then print or append the entry",
@@ -321,6 +232,22 @@ def main(argv=None) -> int:
     GradingConfig.add_arguments(to_mistake_command)
     to_mistake_command.set_defaults(run=cmd_cluster_to_mistake)
 
+
+def cmd_cluster_to_mistake(args) -> int:
+    from .deliver.cluster_to_mistake import cluster_to_mistake  # here: the grading engine, for this command only
+
+    edit = {"id": args.id, "target": args.target, "old": args.old, "new": args.new, "message": args.message}
+    return cluster_to_mistake(
+        Path(args.out),
+        assignments.get(args.assignment),
+        args.group,
+        edit,
+        args.append,
+        GradingConfig.from_arguments(args),
+    )
+
+
+def add_bench(commands) -> None:
     bench_command = commands.add_parser(
         "bench",
         help="measure grading: cost per submission against a bare `import torch`, nbgrader autograde, scaling with jobs",
@@ -348,6 +275,17 @@ def main(argv=None) -> int:
     )
     bench_command.set_defaults(run=cmd_bench)
 
+
+def cmd_bench(args) -> int:
+    from .bench import bench, print_figures  # here: the benchmark's machinery, for bench only
+
+    keep = Path(args.keep) if args.keep else None
+    figures = bench(args.n, args.jobs, args.scaling, keep, device=args.device, devices_only=args.devices_only)
+    print_figures(figures)
+    return 0
+
+
+def add_collect(commands) -> None:
     collect_command = commands.add_parser(
         "collect",
         help="put an LMS export's notebooks into nbgrader's submitted/<student>/<assignment>/ (for nbgrader autograde)",
@@ -360,6 +298,22 @@ def main(argv=None) -> int:
     )
     collect_command.set_defaults(run=cmd_collect)
 
+
+def cmd_collect(args) -> int:
+    from .deliver.gradebook import collect  # here: nbformat and nbgrader's course, for this command only
+
+    course = Path(args.course)
+    placed, skipped = collect(Path(args.submissions), assignments.get(args.assignment), course)
+    for entry, why in skipped:
+        print(f"  skipped {entry}: {why}")
+    print(
+        f"put {len(placed)} students' notebooks into {course / 'submitted'}/<student>/{args.assignment}/ "
+        f"and the students into gradebook.db: `nbgrader autograde {args.assignment}` grades them"
+    )
+    return 0
+
+
+def add_gradebook(commands) -> None:
     gradebook_command = commands.add_parser(
         "gradebook",
         help="store grade-all's points in nbgrader's gradebook.db (for nbgrader export, formgrader and feedback)",
@@ -377,6 +331,22 @@ def main(argv=None) -> int:
     )
     gradebook_command.set_defaults(run=cmd_gradebook)
 
+
+def cmd_gradebook(args) -> int:
+    from .deliver.gradebook import export  # here: nbformat and nbgrader's course, for this command only
+
+    totals = export(
+        Path(args.results), assignments.get(args.assignment), Path(args.course), keep_manual=args.keep_manual
+    )
+    for student, total in sorted(totals.items()):
+        print(f"  {student:<24} {total:g}")
+    print(
+        f"stored {len(totals)} students' points in {Path(args.course) / 'gradebook.db'}: `nbgrader export` writes grades.csv"
+    )
+    return 0
+
+
+def add_gradescope(commands) -> None:
     gradescope_command = commands.add_parser(
         "gradescope",
         help="build the Gradescope autograder zip (setup.sh, run_autograder and the kit)",
@@ -392,6 +362,21 @@ def main(argv=None) -> int:
     GradingConfig.add_arguments(gradescope_command)
     gradescope_command.set_defaults(run=cmd_gradescope)
 
+
+def cmd_gradescope(args) -> int:
+    from .deliver.answers import gradescope_note  # here: the lessons' reader, for this command only
+    from .deliver.gradescope import write_bundle  # here: the bundle's machinery, for this command only
+
+    config = GradingConfig.from_arguments(args)
+    path = write_bundle(assignments.get(args.assignment), Path(args.out), config, show_score=args.show_score)
+    print(
+        f"wrote {path}: upload it as the assignment's autograder on Gradescope (setup.sh and run_autograder at its root)"
+    )
+    print(gradescope_note(assignments.get(args.assignment)), end="")
+    return 0
+
+
+def add_push(commands) -> None:
     push_command = commands.add_parser(
         "push",
         help="send grade-all's grades and feedback pages to an LMS through its API (Canvas)",
@@ -429,6 +414,20 @@ def main(argv=None) -> int:
     sending.add_argument("--apply", dest="apply", action="store_true", help="send the changes shown")
     push_canvas_command.set_defaults(run=cmd_push_canvas, apply=False)
 
+
+def cmd_push_canvas(args) -> int:
+    from .deliver.canvas_push import push_canvas  # here: canvasapi and requests, for this command only
+
+    return push_canvas(Path(args.out), args.course, args.assignment, url=args.url, apply=args.apply)
+
+
+def _canvas_id(text: str) -> int:
+    if not text.isdigit() or text.startswith("0"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a Canvas id: Canvas's ids are numbers (e.g. 123456)")
+    return int(text)
+
+
+def add_demo(commands) -> None:
     demo_command = commands.add_parser(
         "demo",
         help="build the releases and grade the bundled samples",
@@ -436,6 +435,14 @@ def main(argv=None) -> int:
     )
     demo_command.set_defaults(run=cmd_demo)
 
+
+def cmd_demo(args) -> int:
+    from .demo import demo  # here: nbgrader and the grading engine, for demo only
+
+    return demo()
+
+
+def add_doctor(commands) -> None:
     doctor_command = commands.add_parser(
         "doctor",
         help="check this host before a course: the cgroups and isolation tier it gives and why, the GPU, nbgrader",
@@ -445,7 +452,40 @@ def main(argv=None) -> int:
     GradingConfig.add_arguments(doctor_command)
     doctor_command.set_defaults(run=cmd_doctor)
 
-    args = parser.parse_args(argv)
+
+def cmd_doctor(args) -> int:
+    from .doctor import doctor  # here: the sandbox's probes of the host, for doctor only
+
+    return doctor(GradingConfig.from_arguments(args), jobs=args.jobs)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: each subcommand's arguments are declared beside the function that runs it."""
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder",
+        description="Build, release and grade the Transformer attention assignments.",
+        epilog="Grade commands exit with 0 (graded), 1 (under --fail-under), 2 (bad input) or 3 (the kit could not grade).",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in (
+        add_build,
+        add_grade,
+        add_grade_all,
+        add_cluster_to_mistake,
+        add_bench,
+        add_collect,
+        add_gradebook,
+        add_gradescope,
+        add_push,
+        add_demo,
+        add_doctor,
+    ):
+        add(commands)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
     interrupt_on_terminate()
     try:
         return args.run(args)

@@ -42,21 +42,19 @@ from pathlib import Path
 
 from ...public import trees
 from . import blackboard, canvas, classroom, folders, gradescope, moodle
-from .model import SOURCES, Draft, Intake, IntakeError, Submission, Upload
+from .model import Draft, Intake, IntakeError, Submission, Upload
 from .names import RESERVED_STEMS, key_base, printable, unique
 from .reader import Reader
 from .unzip import prepare_scratch, unpack
 
 __all__ = ["SOURCES", "RESERVED_STEMS", "Intake", "IntakeError", "Submission", "Upload", "printable", "read_intake"]
 
-READERS = {
-    "canvas": canvas.read,
-    "moodle": moodle.read,
-    "blackboard": blackboard.read,
-    "gradescope": gradescope.read,
-    "classroom": classroom.read,
-    "folders": folders.read,
-}
+# The registry: every LMS whose exports the intake reads, each one module with SOURCE, votes(root, entries)
+# (how many of a folder's entries follow its naming) and read(reader, root). A new LMS is one module and one
+# entry here. Where two follow a folder's naming equally, the first listed wins. A folder no LMS claims is read
+# as plain folders.
+LMSES = (canvas, moodle, blackboard, gradescope, classroom)
+SOURCES = tuple(lms.SOURCE for lms in LMSES) + (folders.SOURCE,)
 
 
 def read_intake(path: Path, scratch: Path, *, suffixes=(".ipynb", ".py")) -> Intake:
@@ -80,9 +78,48 @@ def read_intake(path: Path, scratch: Path, *, suffixes=(".ipynb", ".py")) -> Int
     else:
         raise IntakeError(f"{path} is neither a folder nor a .zip; give the folder or the .zip your LMS exported")
     reader = Reader(base, scratch, suffixes, skipped)
-    root, source = reader.locate()
-    drafts = READERS[source](reader, root)
-    return Intake(source, _finish(reader, drafts, source), skipped)
+    root, lms = _locate(reader)
+    return Intake(lms.SOURCE, _finish(reader, lms.read(reader, root), lms.SOURCE), skipped)
+
+
+def _detect(reader: Reader, root: Path):
+    """The LMS whose naming most of root's entries follow (at least half of them); None for a plain folder."""
+    entries = reader.visible(root)
+    votes = [(lms.votes(root, entries), lms) for lms in LMSES]
+    best, lms = max(votes, key=lambda vote: vote[0])  # the first of equals
+    return lms if best and best * 2 >= len(entries) else None
+
+
+def _locate(reader: Reader):
+    """The folder the export's entries are in (exports often wrap them in one), and the LMS that made it."""
+    root = reader.base
+    for _ in range(3):
+        lms = _detect(reader, root)
+        if lms:
+            return root, lms
+        inner = reader.visible(root)
+        if len(inner) != 1 or not inner[0].is_dir():
+            break
+        wrapped = _detect(reader, inner[0])
+        if wrapped:
+            return inner[0], wrapped
+        children = reader.visible(inner[0])
+        if not children or any(c.is_file() for c in children):
+            break  # a single student's folder, not a wrapper
+        root = inner[0]
+    if any(e.is_dir() or e.suffix.lower() in reader.suffixes for e in reader.visible(root)):
+        return root, folders
+    seen = sorted(printable(e.name) for e in root.iterdir())
+    shown = ", ".join(seen[:6]) + (", ..." if len(seen) > 6 else "") if seen else "nothing"
+    raise IntakeError(
+        f"cannot tell what exported {reader.base}: it holds {shown}. The intake reads "
+        f"Canvas 'Download Submissions' zips (doejane_12345_6789012_mha.ipynb), "
+        f"Moodle 'Download all submissions' (Jane Doe_1234567_assignsubmission_file_/), "
+        f"Blackboard 'Assignment File Download' (HW 1_jdoe_attempt_2024-01-31-12-00-00_mha.ipynb), "
+        f"Gradescope 'Export Submissions' (submission_metadata.yml with submission_NNN/ folders), "
+        f"GitHub Classroom clones (<assignment>-<login>/ repositories) and plain folders "
+        f"(a folder, or a {' or '.join(reader.suffixes)} file, per student)"
+    )
 
 
 def _finish(reader: Reader, drafts: list[Draft], source: str) -> list[Submission]:

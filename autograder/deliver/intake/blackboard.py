@@ -36,13 +36,13 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .model import Draft, Upload
 from .names import common_prefix, dedupe, safe_file_name
+from .reader import Reader
 
-if TYPE_CHECKING:
-    from .reader import Reader
+SOURCE = "blackboard"  # its name in the intake's registry (__init__.py), summary.csv and the grade files
+
 
 # The first "_attempt_<date>" ends the head: a student's own file name that holds another
 # "_attempt_<date>" stays in the tail, her file.
@@ -206,3 +206,8 @@ def _draft(reader: Reader, username: str, user_attempts: list) -> Draft:
         earlier=sorted(path for _, _, older in user_attempts[:-1] for path, _ in older),
         uploads=uploads,
     )
+
+
+def votes(root: Path, entries: list[Path]) -> int:
+    """How many of an export folder's entries follow this LMS's naming (files named as Blackboard names them)."""
+    return sum(bool(BLACKBOARD.match(e.name)) for e in entries if e.is_file())

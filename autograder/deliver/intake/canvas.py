@@ -47,13 +47,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .model import Draft, Upload
 from .names import safe_file_name
+from .reader import Reader
 
-if TYPE_CHECKING:
-    from .reader import Reader
+SOURCE = "canvas"  # its name in the intake's registry (__init__.py), summary.csv and the grade files
+
 
 ID = re.compile(r"[1-9][0-9]*")  # Canvas's ids are integers, written without leading zeros
 ANONYMOUS_ID = re.compile(r"[0-9A-Za-z]+")
@@ -257,3 +257,8 @@ def restore_version(file: str) -> tuple[str, int]:
     if not match or not match["head"]:
         return file, 0
     return match["head"] + match["tail"], int(match["n"])
+
+
+def votes(root: Path, entries: list[Path]) -> int:
+    """How many of an export folder's entries follow this LMS's naming (files named as Canvas names them)."""
+    return sum(looks_like(e.name) for e in entries if e.is_file())

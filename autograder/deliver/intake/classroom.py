@@ -11,15 +11,15 @@ id) and lateness is left unknown: a clone holds no due date.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .commits import last_commit
 from .model import Draft, Upload
 from .names import common_prefix
+from .reader import Reader
 
-if TYPE_CHECKING:
-    from .reader import Reader
+SOURCE = "classroom"  # its name in the intake's registry (__init__.py), summary.csv and the grade files
 
 
 def read(reader: Reader, root: Path) -> list[Draft]:
@@ -45,3 +45,8 @@ def read(reader: Reader, root: Path) -> list[Draft]:
             Draft(name=login, student_id=login, origin=repo.name, folder=repo, submitted_at=when, uploads=[upload])
         )
     return drafts
+
+
+def votes(root: Path, entries: list[Path]) -> int:
+    """How many of an export folder's entries follow this LMS's naming (repositories)."""
+    return sum(os.path.lexists(e / ".git") for e in entries if e.is_dir())

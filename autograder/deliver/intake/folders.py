@@ -7,13 +7,12 @@ modification time is the copy's, not the hand-in's): both stay unknown.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .model import Draft, Upload
 from .names import printable
+from .reader import Reader
 
-if TYPE_CHECKING:
-    from .reader import Reader
+SOURCE = "folders"  # its name in the intake's registry (__init__.py), summary.csv and the grade files
 
 
 def read(reader: Reader, root: Path) -> list[Draft]:

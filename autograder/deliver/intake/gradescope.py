@@ -26,15 +26,15 @@ to gigabytes: "billion laughs"), from a file of at most MAX_METADATA_BYTES.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import yaml
 
 from .model import Draft, IntakeError, Upload
 from .names import printable
+from .reader import Reader
 
-if TYPE_CHECKING:
-    from .reader import Reader
+SOURCE = "gradescope"  # its name in the intake's registry (__init__.py), summary.csv and the grade files
+
 
 METADATA = "submission_metadata.yml"
 MAX_METADATA_BYTES = 32 * 2**20  # ~1 KiB a submission with its history: a class of thousands is far below
@@ -206,3 +206,8 @@ def _plain(loader: yaml.SafeLoader, suffix: str, node: yaml.Node):
 
 _MetadataLoader.add_multi_constructor("!", _plain)
 _MetadataLoader.add_multi_constructor("tag:ruby.yaml.org", _plain)
+
+
+def votes(root: Path, entries: list[Path]) -> int:
+    """How many of an export folder's entries follow this LMS's naming (the export's metadata claims the whole folder)."""
+    return len(entries) + 1 if (root / METADATA).is_file() else 0

@@ -7,8 +7,6 @@ from pathlib import Path
 
 from ...errors import KitError
 
-SOURCES = ("canvas", "moodle", "blackboard", "gradescope", "classroom", "folders")
-
 
 class IntakeError(KitError):
     """The intake cannot be read at all; the message says what was seen and what to do."""
@@ -33,7 +31,7 @@ class Submission:
     name: str  # the student's display name as the LMS gives it, escaped for printing
     student_id: str  # LMS id ("12345", a username, a GitHub login), "" if unknown
     path: Path  # the file or folder to grade
-    source: str  # one of SOURCES
+    source: str  # the LMS that made the export: one of the registry's SOURCES (__init__.py)
     late: bool | None = None  # as the LMS marks what is graded; None where its export does not say
     submitted_at: str = ""  # ISO 8601 where the LMS says, else ""
     email: str = ""

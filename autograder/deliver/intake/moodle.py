@@ -22,14 +22,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ...public import trees
 from .model import Draft, Upload
 from .names import safe_file_name
+from .reader import Reader
 
-if TYPE_CHECKING:
-    from .reader import Reader
+SOURCE = "moodle"  # its name in the intake's registry (__init__.py), summary.csv and the grade files
+
 
 MOODLE = re.compile(r"^(?P<name>.+?)_(?P<uid>\d+)_assignsubmission_(?P<plugin>[A-Za-z0-9]+)_(?P<file>.*)$", re.DOTALL)
 
@@ -91,3 +91,8 @@ def _draft(reader: Reader, uid: str, name: str, parts: list) -> Draft:
         else:
             draft.files.append((entry, prefix + safe_file_name(file, "file")))
     return draft
+
+
+def votes(root: Path, entries: list[Path]) -> int:
+    """How many of an export folder's entries follow this LMS's naming (entries named as Moodle names them)."""
+    return sum(bool(MOODLE.match(e.name)) for e in entries)

@@ -1,14 +1,13 @@
-"""What every LMS reader shares: walking an export without following links, noting what is left out, and
-telling which LMS made it."""
+"""What every LMS reader shares: walking an export without following links, and noting what is left out.
+
+It knows no LMS: each LMS's module (canvas.py, moodle.py, ...) reads with it, and the intake's
+registry (__init__.py) asks each module how much of an export follows its naming."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from ...public import trees
-from . import blackboard, canvas, gradescope, moodle
-from .model import IntakeError
 from .names import printable
 from .unzip import MACOSX, MACOSX_WHY, SCRATCH_MARK
 
@@ -117,52 +116,3 @@ class Reader:
             and e.resolve() != self.scratch_resolved
             and not (e / SCRATCH_MARK).is_file()
         ]
-
-    def detect(self, root: Path) -> str | None:
-        """The LMS whose naming scheme most of root's entries follow; None for a plain folder."""
-        entries = self.visible(root)
-        if (root / gradescope.METADATA).is_file():
-            return "gradescope"
-        files = [e for e in entries if e.is_file()]
-        dirs = [e for e in entries if e.is_dir()]
-        votes = {
-            "moodle": sum(bool(moodle.MOODLE.match(e.name)) for e in entries),
-            "blackboard": sum(bool(blackboard.BLACKBOARD.match(e.name)) for e in files),
-            "canvas": sum(canvas.looks_like(e.name) for e in files),
-            "classroom": sum(os.path.lexists(d / ".git") for d in dirs),
-        }
-        best = max(votes, key=lambda source: votes[source])
-        if votes[best] and votes[best] * 2 >= len(entries):
-            return best
-        return None
-
-    def locate(self) -> tuple[Path, str]:
-        """The folder the export's entries are in (exports often wrap them in one), and its source."""
-        root = self.base
-        for _ in range(3):
-            source = self.detect(root)
-            if source:
-                return root, source
-            inner = self.visible(root)
-            if len(inner) != 1 or not inner[0].is_dir():
-                break
-            wrapped = self.detect(inner[0])
-            if wrapped:
-                return inner[0], wrapped
-            children = self.visible(inner[0])
-            if not children or any(c.is_file() for c in children):
-                break  # a single student's folder, not a wrapper
-            root = inner[0]
-        if any(e.is_dir() or e.suffix.lower() in self.suffixes for e in self.visible(root)):
-            return root, "folders"
-        seen = sorted(printable(e.name) for e in root.iterdir())
-        shown = ", ".join(seen[:6]) + (", ..." if len(seen) > 6 else "") if seen else "nothing"
-        raise IntakeError(
-            f"cannot tell what exported {self.base}: it holds {shown}. The intake reads "
-            f"Canvas 'Download Submissions' zips (doejane_12345_6789012_mha.ipynb), "
-            f"Moodle 'Download all submissions' (Jane Doe_1234567_assignsubmission_file_/), "
-            f"Blackboard 'Assignment File Download' (HW 1_jdoe_attempt_2024-01-31-12-00-00_mha.ipynb), "
-            f"Gradescope 'Export Submissions' (submission_metadata.yml with submission_NNN/ folders), "
-            f"GitHub Classroom clones (<assignment>-<login>/ repositories) and plain folders "
-            f"(a folder, or a {' or '.join(self.suffixes)} file, per student)"
-        )

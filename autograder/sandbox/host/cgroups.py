@@ -29,6 +29,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .kill import kill_until_gone
+
 WANTED_V1 = ("memory", "pids", "cpu", "cpuacct")
 WANTED_V2 = ("memory", "pids", "cpu")
 
@@ -144,19 +146,7 @@ class JobCgroup:
 
     def kill_all(self, timeout: float = 10.0) -> None:
         """SIGKILL every process in the job until none is left (forks in flight included)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            pids = self.pids()
-            if not pids:
-                return
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            if time.monotonic() > deadline:
-                raise OSError(f"processes {sorted(pids)} survived SIGKILL")
-            time.sleep(0.002)
+        kill_until_gone(lambda: sorted(self.pids()), f"the job cgroup {self.folders()[0]}", timeout)
 
     def remove(self) -> None:
         self.kill_all()

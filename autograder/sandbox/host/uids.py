@@ -15,14 +15,13 @@ from __future__ import annotations
 import ctypes
 import fcntl
 import os
-import signal
 import stat
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 from ...public import trees
 from .disk import cost, held_under
+from .kill import kill_until_gone
 
 BASE, SPAN = 61000, 4000  # the uids the kit may use: 61000 to 64999
 SHARED_SCRATCH = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")  # where any uid may write on most hosts
@@ -98,20 +97,7 @@ def processes_of(uid: int) -> list[int]:
 
 def kill_all(uid: int, timeout: float = 10.0) -> None:
     """SIGKILL every process of the uid until none is left (forks in flight included)."""
-    deadline = time.monotonic() + timeout
-    quiet = 0
-    while quiet < 2:
-        pids = processes_of(uid)
-        quiet = quiet + 1 if not pids else 0
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        if time.monotonic() > deadline:
-            raise OSError(f"processes {pids} of uid {uid} survived SIGKILL")
-        if pids:
-            time.sleep(0.002)
+    kill_until_gone(lambda: processes_of(uid), f"uid {uid}", timeout)
 
 
 def owned_entries(uid: int, places=SHARED_SCRATCH, max_depth: int = 64) -> Iterator[tuple[str, os.stat_result]]:

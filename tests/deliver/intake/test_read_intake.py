@@ -5,10 +5,14 @@ reader's file (test_canvas.py, ...); here, what read_intake itself decides for e
 from __future__ import annotations
 
 import os
+from types import SimpleNamespace
 
 import pytest
 
-from autograder.deliver.intake import IntakeError, read_intake
+from autograder.deliver import intake
+from autograder.deliver.intake import IntakeError, canvas, folders, read_intake
+from autograder.deliver.intake.model import Draft
+from autograder.deliver.intake.reader import Reader
 from autograder.public import trees
 
 from .exports import NOTEBOOK, assert_safe_keys, build, by_key, why
@@ -129,3 +133,79 @@ def test_printed_fields_are_escaped(tmp_path):
     root = build(tmp_path, {"evil\x1b[2J/mha.py": b""}, as_zip=False)
     [evil] = read_intake(root, tmp_path / "scratch").submissions
     assert (evil.name, evil.key) == ("evil\\x1b[2J", "evil_2J")
+
+
+CANVAS_FILE = "doejane_12345_678_mha.ipynb"
+
+
+def reader_of(root) -> Reader:
+    return Reader(root, root.parent / "scratch", (".ipynb", ".py"), [])
+
+
+def test_the_registry_is_each_lms_once_with_what_the_intake_asks_of_it():
+    """Is every LMS of the registry a module with its SOURCE, votes(root, entries) and read(reader, root), and
+    SOURCES exactly theirs, in order, with plain folders last?"""
+    assert intake.SOURCES == tuple(lms.SOURCE for lms in intake.LMSES) + ("folders",)
+    for lms in intake.LMSES:
+        assert callable(lms.votes) and callable(lms.read), lms.SOURCE
+
+
+def test_a_new_lms_is_one_module_and_one_line_of_the_registry(tmp_path, monkeypatch):
+    """With one more module in the registry (its naming, its reader), is an export in its naming read by it?"""
+
+    def votes(root, entries):
+        return sum(e.name.startswith("new-") for e in entries)
+
+    def read(reader, root):
+        return [
+            Draft(name=e.name.removeprefix("new-"), student_id="", origin=e.name, folder=e)
+            for e in reader.entries(root)
+        ]
+
+    newcomer = SimpleNamespace(SOURCE="newlms", votes=votes, read=read)
+    monkeypatch.setattr(intake, "LMSES", (*intake.LMSES, newcomer))
+    export = build(tmp_path, {"new-ann/mha.ipynb": NOTEBOOK, "new-bob/mha.ipynb": NOTEBOOK}, as_zip=False)
+    read_back = intake.read_intake(export, tmp_path / "scratch")
+    assert read_back.source == "newlms" and [s.name for s in read_back.submissions] == ["ann", "bob"]
+
+
+@pytest.mark.parametrize(
+    "files, source",
+    [
+        ({"submission_metadata.yml": b"", "notes.txt": b"", "other.txt": b""}, "gradescope"),  # the file alone decides
+        ({CANVAS_FILE: b"", "readme.txt": b""}, "canvas"),  # half the entries are enough
+        ({CANVAS_FILE: b"", "readme.txt": b"", "notes.txt": b""}, None),  # fewer are not
+        ({"Jane Doe_1_assignsubmission_file_/a.py": b"", "x.txt": b""}, "moodle"),
+        ({"HW 1_jdoe_attempt_2024-01-31-12-00-00_mha.ipynb": b""}, "blackboard"),
+        ({"mha-ann/.git/HEAD": b"", "mha-bob/.git/HEAD": b""}, "classroom"),
+        ({"ann.ipynb": b"", "bob/mha.py": b""}, None),
+        ({CANVAS_FILE: b"", ".DS_Store": b"", "__MACOSX/x": b"", "._x": b""}, "canvas"),  # junk does not vote
+    ],
+)
+def test_detect_follows_the_naming_most_entries_follow(tmp_path, files, source):
+    """Is the LMS the one at least half the visible entries are named for, Gradescope wherever its metadata is?"""
+    root = build(tmp_path, files, as_zip=False)
+    found = intake._detect(reader_of(root), root)
+    assert (found.SOURCE if found else None) == source
+
+
+def test_locate_unwraps_the_folders_an_export_is_wrapped_in(tmp_path):
+    """Is an export wrapped in folders (a zip of a folder of a folder) read where its entries are?"""
+    root = build(tmp_path, {f"outer/inner/{CANVAS_FILE}": b"", "outer/inner/readme.txt": b""}, as_zip=False)
+    assert intake._locate(reader_of(root)) == (root / "outer" / "inner", canvas)
+
+
+def test_locate_takes_a_folder_of_students_as_plain_folders(tmp_path):
+    """Is a folder holding students' folders or gradable files read as plain folders, at the top?"""
+    root = build(tmp_path, {"ann/mha.ipynb": b"", "bob.py": b""}, as_zip=False)
+    assert intake._locate(reader_of(root)) == (root, folders)
+
+
+def test_locate_names_at_most_six_entries_it_could_not_read(tmp_path):
+    """Is the refusal of an unknown export short: six of its entries, then '...'?"""
+    root = build(tmp_path, {f"f{i}.pdf": b"" for i in range(8)}, as_zip=False)
+    with pytest.raises(IntakeError) as refused:
+        intake._locate(reader_of(root))
+    assert f"cannot tell what exported {root}: it holds f0.pdf, f1.pdf, f2.pdf, f3.pdf, f4.pdf, f5.pdf, ...." in str(
+        refused.value
+    )

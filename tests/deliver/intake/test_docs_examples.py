@@ -1,5 +1,5 @@
-"""The intake table of README.md's Grading section, read as tests: each LMS's example export, built from exactly the
-names the README lists, comes out as the README says (one student each, the latest upload graded with the module
+"""The intake table of docs/grading.md ("A class"), read as tests: each LMS's example export, built from exactly the
+names the docs list, comes out as the docs say (one student each, the latest upload graded with the module
 beside it, earlier ones listed, the late flag and time as the LMS writes them)."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ OLD_NOTEBOOK = b'{"cells": [], "metadata": {"old": true}, "nbformat": 4, "nbform
 
 
 def readme_examples() -> dict[str, tuple[str, list[str]]]:
-    """source -> (its row's example cell, the names in backticks there), from README.md's intake table."""
-    lines = (KIT_ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    """source -> (its row's example cell, the names in backticks there), from docs/grading.md's intake table."""
+    lines = (KIT_ROOT / "docs" / "grading.md").read_text(encoding="utf-8").splitlines()
     start = lines.index(TABLE_HEAD) + 2  # past the header and its | --- | line
     examples = {}
     for line in lines[start:]:
@@ -34,18 +34,18 @@ EXAMPLES = readme_examples()
 
 
 def test_the_readme_lists_an_example_for_every_source():
-    """Does the README's intake table give an example export for each source the intake reads, and no other?"""
+    """Does the docs' intake table give an example export for each source the intake reads, and no other?"""
     assert list(EXAMPLES) == list(SOURCES)
 
 
 def contents(name: str) -> bytes:
-    """What a file of the README's examples holds: a notebook, or a module."""
+    """What a file of the docs' examples holds: a notebook, or a module."""
     return NOTEBOOK if name.endswith(".ipynb") else b"HELP = 1\n"
 
 
 @pytest.mark.parametrize("as_zip", [False, True], ids=["folder", "zip"])
-def test_readme_canvas_on_time_upload_and_late_reupload_are_one_student(tmp_path, as_zip):
-    """The README's Canvas files: one student (LATE is a flag, not part of her name), the latest mha notebook graded
+def test_docs_example_canvas_on_time_upload_and_late_reupload_are_one_student(tmp_path, as_zip):
+    """The docs' Canvas files: one student (LATE is a flag, not part of her name), the latest mha notebook graded
     under its own name with utils.py beside it, the first notebook listed as earlier, the LATE flag recorded?
 
     instructure/canvas-lms lib/content_zipper.rb: get_filename joins [name, "LATE" if late, user id],
@@ -78,8 +78,8 @@ def test_readme_canvas_on_time_upload_and_late_reupload_are_one_student(tmp_path
     ]
 
 
-def test_readme_moodle_one_folder_per_participant(tmp_path):
-    """The README's Moodle folder: Jane Doe, participant 1234567, her notebook graded; lateness unknown (Moodle's
+def test_docs_example_moodle_one_folder_per_participant(tmp_path):
+    """The docs' Moodle folder: Jane Doe, participant 1234567, her notebook graded; lateness unknown (Moodle's
     download says neither time nor lateness)?"""
     _, names = EXAMPLES["moodle"]
     assert names == ["Jane Doe_1234567_assignsubmission_file_/mha.ipynb"]
@@ -90,8 +90,8 @@ def test_readme_moodle_one_folder_per_participant(tmp_path):
     assert files_of(jane) == ["mha.ipynb"] and [u.taken for u in jane.uploads] == [True]
 
 
-def test_readme_blackboard_attempt_and_its_receipt(tmp_path):
-    """The README's Blackboard attempt and its receipt: jdoe, named by the receipt, the attempt's time from its file
+def test_docs_example_blackboard_attempt_and_its_receipt(tmp_path):
+    """The docs' Blackboard attempt and its receipt: jdoe, named by the receipt, the attempt's time from its file
     name in the receipt's zone, the notebook graded under its original name, the receipt not graded?"""
     example, names = EXAMPLES["blackboard"]
     assert names == ["HW 1_jdoe_attempt_2024-01-31-12-00-00_mha.ipynb"] and "its receipt" in example
@@ -110,8 +110,8 @@ def test_readme_blackboard_attempt_and_its_receipt(tmp_path):
     assert files_of(jane) == ["mha.ipynb"] and [entry for entry, _ in intake.skipped] == [f"{attempt}.txt"]
 
 
-def test_readme_gradescope_export_with_its_metadata(tmp_path):
-    """The README's Gradescope export: the submission folder graded for the group the metadata names, with the
+def test_docs_example_gradescope_export_with_its_metadata(tmp_path):
+    """The docs' Gradescope export: the submission folder graded for the group the metadata names, with the
     time it gives, its history listed?"""
     _, names = EXAMPLES["gradescope"]
     assert names == ["assignment_123_export/submission_100001/mha.ipynb", "submission_metadata.yml"]
@@ -133,8 +133,8 @@ def test_readme_gradescope_export_with_its_metadata(tmp_path):
     ]
 
 
-def test_readme_classroom_clone(tmp_path):
-    """The README's GitHub Classroom clone: octocat's repository graded, its last commit's id and time recorded?"""
+def test_docs_example_classroom_clone(tmp_path):
+    """The docs' GitHub Classroom clone: octocat's repository graded, its last commit's id and time recorded?"""
     download, names = EXAMPLES["classroom"]
     assert names == ["mha-submissions/mha-octocat/"]
     root = tmp_path / "export"
@@ -151,8 +151,8 @@ def test_readme_classroom_clone(tmp_path):
 
 
 @pytest.mark.parametrize("which", [0, 1], ids=["a folder", "a file"])
-def test_readme_folders(tmp_path, which):
-    """The README's plain folder, either way it lists: jane, her folder or her notebook graded, nothing else said?"""
+def test_docs_example_folders(tmp_path, which):
+    """The docs' plain folder, either way it lists: jane, her folder or her notebook graded, nothing else said?"""
     example, names = EXAMPLES["folders"]
     assert names == ["jane/mha.ipynb", "jane.ipynb"] and " or " in example
     intake = read_intake(build(tmp_path, {names[which]: NOTEBOOK}, as_zip=False), tmp_path / "scratch")
