@@ -67,7 +67,11 @@ def course(mha, notebooks, tmp_path_factory):
         [sys.executable, "-m", "nbgrader", "autograde", mha.name, f"--CourseDirectory.root={root}"], env=nbgrader_env()
     )
     assert done.returncode == 0, done.stderr[-3000:]
+    (root / AUTOGRADE_LOG).write_text(done.stdout + done.stderr)
     return root
+
+
+AUTOGRADE_LOG = "autograde.log"  # what nbgrader autograde printed, beside the course's folders
 
 
 @pytest.mark.slow
@@ -83,6 +87,16 @@ def test_nbgrader_autograde_gives_the_kit_points(mha, mha_grader, notebooks, cou
                 theirs = gradebook.find_grade(f"{name}-tests", "mha", mha.name, notebook.stem).score
                 assert theirs == pytest.approx(float(ours[notebook.stem][name][0]), abs=1e-3), (notebook.stem, name)
     assert ours["cy"]["tokenize"][0] == 0  # the blank one: the comparison covered a zero too
+
+
+@pytest.mark.slow
+def test_nbgrader_autograde_calls_no_honest_notebook_changed(notebooks, course):
+    """Does nbgrader autograde, restoring the hidden tests of notebooks that kept every locked cell as released, warn
+    of no changed cell (nbgrader's own step warns "checksum ... has changed!" for every grade cell)?"""
+    printed = (course / AUTOGRADE_LOG).read_text()
+    graded = [line for line in printed.splitlines() if "Autograding" in line and "mha.ipynb" in line]
+    assert len(graded) == len(list(notebooks.glob("*.ipynb"))), printed[-3000:]
+    assert "has changed!" not in printed and "checksum" not in printed.lower(), printed[-3000:]
 
 
 @pytest.mark.slow
