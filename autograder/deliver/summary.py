@@ -16,6 +16,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..assignments import Assignment
+from ..errors import KitError
 from ..results.atomic import write_atomically
 from ..results.outcome import GRADED, KIT_ERROR
 from ..results.read import Results
@@ -77,6 +78,31 @@ def write_summary(
     writer.writerows([row[column] for column in head] for row in rows)
     write_atomically(out / "summary.csv", buffer.getvalue())
     return rows
+
+
+def written_points(out: Path, asked: list[str]) -> dict[str, dict[str, Fraction]]:
+    """The written answers' points summary.csv holds, by student key and question id: those a person gave with
+    ``--manual-points``, and 0 for an answer not given; a blank cell (no points yet) is left out."""
+    path = Path(out) / "summary.csv"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    found: dict[str, dict[str, Fraction]] = {}
+    for row in csv.DictReader(io.StringIO(text)):
+        key = (row.get("key") or "").strip()
+        for question in asked:
+            value = (row.get(question) or "").strip()
+            if not key or not value:
+                continue
+            try:
+                found.setdefault(key, {})[question] = Fraction(value)
+            except (ValueError, ZeroDivisionError):
+                raise KitError(
+                    f"{path}: {clean_name(key)}'s {question} is {clean(value, 40)!r}, not a number of points; "
+                    "run grade-all again to write it anew"
+                ) from None
+    return found
 
 
 def _row(
