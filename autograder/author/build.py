@@ -9,18 +9,20 @@ The steps, in order (``python -m autograder build``):
 4. ``master_notebook``  lesson + exercises + checks + grade cells -> source/<name>/<name>.ipynb
 5. ``release_digest``   a hash of everything that ends up in the release: the master as
                         nbgrader clears it (metadata included: points, locks, ids), nbgrader's
-                        version and its configuration; the release is up to date when it
-                        records the same hash, and only then is nbgrader not run
-6. ``release_in``       real nbgrader generate_assignment         -> release/<name>/<name>.ipynb,
-                        stamped with that hash
+                        version and its configuration, recorded in the master's metadata
+                        (which nbgrader copies into the release); the release is up to date
+                        when it records the same hash, and only then is nbgrader not run
+6. ``release_in``       real nbgrader generate_assignment         -> release/<name>/<name>.ipynb
 7. ``check_release``    the release holds nothing secret
 8. ``register``         the course's gradebook.db (the repository root is nbgrader's course)
                         holds the assignment as the master defines it, for nbgrader autograde
 
 source/ is rebuilt on demand and not committed; assignments/ and release/ are what
-students receive and are committed. Floats that a reference run on another CPU gives
-in other last digits never make a committed file change: the visible data are kept
-when they equal the new ones within the graders' tolerances.
+students receive and are committed. release/ is always exactly what nbgrader
+generate_assignment makes of the master in source/. Floats that a reference run on
+another CPU gives in other last digits never make a committed file change: the master
+keeps the committed release's self-check cell when its visible data equal the new ones
+within the graders' tolerances.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ import nbformat
 from .. import KIT_ROOT, assignments
 from ..assignments import Assignment
 from .blocks import _blocks_of, given_code_names, stub_module
-from .bundle import bundle_files, cell_source, files_of_cell
+from .bundle import bundle_files, cell_source, files_of_cell, packed_files
 from .notebook import BEGIN_HIDDEN, METADATA_KEY, master_notebook, notebook_text
 from .release import bundle_cell, check_release, copy_release, register, release_in
 from .visible import equivalent, visible_data, visible_json
@@ -53,11 +55,9 @@ def build(assignment: Assignment, course: Path = KIT_ROOT) -> list[str]:
         changed.append(assignment.stub_path)
     made = master(assignment)
     _write(master_file(assignment), notebook_text(made))
-    digest = release_digest(assignment, made)
-    if recorded_digest(assignment.release_dir / assignment.notebook_name) != digest:
+    if recorded_digest(assignment.release_dir / assignment.notebook_name) != made.metadata[METADATA_KEY][DIGEST_KEY]:
         with tempfile.TemporaryDirectory() as scratch:
             release = release_in(assignment, notebook_text(made), Path(scratch))
-            stamp(release / assignment.notebook_name, digest)
             check_release(assignment, release)
             copy_release(release, assignment.release_dir)
         changed.append(assignment.release_dir)
@@ -70,17 +70,19 @@ def release_digest(assignment: Assignment, notebook: nbformat.NotebookNode) -> s
     """A hash of everything that ends up in the release, computed from the sources alone.
 
     The master notebook's cells as nbgrader's ClearSolutions and ClearHiddenTests leave
-    them (ids, types, sources, metadata: points, locks, grade ids), its notebook metadata,
-    nbgrader's major.minor version and the settings of nbgrader_config.py (its comments aside).
+    them (ids, types, sources, metadata: points, locks, grade ids), its notebook metadata
+    (but the hash it records), nbgrader's major.minor version and the settings of
+    nbgrader_config.py (its comments aside).
     """
     cells = [[cell.get("id"), cell.cell_type, _as_released(cell, assignment), cell.metadata] for cell in notebook.cells]
+    ours = {key: value for key, value in notebook.metadata.get(METADATA_KEY, {}).items() if key != DIGEST_KEY}
     config = [
         line for line in NBGRADER_CONFIG.read_text().splitlines() if line.strip() and not line.lstrip().startswith("#")
     ]
     text = json.dumps(
         {
             "cells": cells,
-            "metadata": notebook.metadata,
+            "metadata": {**notebook.metadata, METADATA_KEY: ours},
             "nbgrader": _feature_version(version("nbgrader")),
             "config": config,
         },
@@ -103,13 +105,6 @@ def recorded_digest(release: Path) -> str | None:
         return None
 
 
-def stamp(release: Path, digest: str) -> None:
-    """Record in the release notebook the hash of the sources it was built from."""
-    notebook = nbformat.read(release, as_version=4)
-    notebook.metadata[METADATA_KEY][DIGEST_KEY] = digest
-    release.write_text(notebook_text(notebook))
-
-
 def given_away(assignment: Assignment) -> list[str]:
     """Lines for the instructor: exercises of other assignments that this one's release gives complete."""
     given = set(given_code_names(assignment))
@@ -125,8 +120,11 @@ def given_away(assignment: Assignment) -> list[str]:
 
 
 def master(assignment: Assignment) -> nbformat.NotebookNode:
-    """nbgrader's master notebook of the assignment, as the build makes it now."""
-    return master_notebook(assignment, fresh_bundle_cell(assignment))
+    """nbgrader's master notebook of the assignment, as the build makes it now, recording the hash of
+    what ends up in its release (nbgrader copies the notebook's metadata into the release)."""
+    notebook = master_notebook(assignment, fresh_bundle_cell(assignment))
+    notebook.metadata[METADATA_KEY][DIGEST_KEY] = release_digest(assignment, notebook)
+    return notebook
 
 
 def write_master(assignment: Assignment) -> Path:
@@ -171,7 +169,7 @@ def fresh_bundle_cell(assignment: Assignment) -> str:
     ):
         text = committed[1]["visible.json"]
     files = bundle_files(assignment, text)
-    if committed is not None and {k: v for k, v in committed[1].items() if k != "bootstrap.py"} == files:
+    if committed is not None and committed[1] == packed_files(files):
         return committed[0]  # same contents: keep the committed bytes (another zlib may pack them otherwise)
     return cell_source(assignment, files)
 
@@ -184,7 +182,7 @@ def stale(assignment: Assignment) -> list[str]:
     if not assignment.stub_path.exists() or assignment.stub_path.read_text() != stub_module(assignment):
         problems.append(_relative(assignment.stub_path))
     release = assignment.release_dir / assignment.notebook_name
-    if recorded_digest(release) != release_digest(assignment, master(assignment)):
+    if recorded_digest(release) != master(assignment).metadata[METADATA_KEY][DIGEST_KEY]:
         problems.append(_relative(release))
     return problems
 

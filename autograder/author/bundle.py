@@ -90,9 +90,14 @@ def bundle_files(assignment: Assignment, visible_json: str) -> dict[str, str]:
     return files
 
 
+def packed_files(files: dict[str, str]) -> dict[str, str]:
+    """What the cell packs: the bundle's files and the bootstrap that serves them."""
+    return {**files, "bootstrap.py": BOOTSTRAP.strip() + "\n"}
+
+
 def cell_source(assignment: Assignment, files: dict[str, str]) -> str:
     """The notebook cell that unpacks the bundle and defines check and needs."""
-    files = {**files, "bootstrap.py": BOOTSTRAP.strip() + "\n"}
+    files = packed_files(files)
     packed = base64.b64encode(zlib.compress(json.dumps(files, sort_keys=True).encode(), 9)).decode()
     chunks = "\n".join(f'    "{packed[i : i + 100]}"' for i in range(0, len(packed), 100))
     return "\n".join(

@@ -5,9 +5,10 @@ with its points in points.toml's [written] table), nbgrader's "manually graded a
 The kit never scores one: nbgrader's formgrader grades it by hand, and so does a TA
 after ``grade-all``, which writes, beside summary.csv:
 
-    answers.html                  one section per question, the class's answers one after
+    answers.html                  one section per question, shown as the notebook shows it
+                                  (Markdown, math as MathML), the class's answers one after
                                   another (escaped: they are the students' text), with what
-                                  a grader looks for
+                                  a grader looks for; no script, nothing fetched
     manual_points_template.csv    key, name, then a column per question: 0 where a student
                                   wrote no answer, blank where one waits for its points
 
@@ -41,6 +42,7 @@ from ..results.atomic import write_atomically
 from ..results.scoring import exact, points_text
 from ..results.text import clean, clean_name, csv_cell, csv_document
 from .intake import Intake
+from .markdown_html import markdown_html
 
 PAGE = "answers.html"
 TEMPLATE = "manual_points_template.csv"
@@ -185,6 +187,8 @@ def write_answers(assignment: Assignment, intake: Intake, out: Path, written: Wr
 STYLE = """
 body { font-family: sans-serif; max-width: 60em; margin: 2em auto; padding: 0 1em; color: #222; }
 .question { background: #f4f6fa; border-left: 4px solid #4a6fa5; padding: 0.5em 1em; }
+.question table { border-collapse: collapse; }
+.question th, .question td { border: 1px solid #ccc; padding: 0.2em 0.5em; }
 .guide { background: #f3f7f0; border-left: 4px solid #5a8f4e; padding: 0.5em 1em; }
 .text { white-space: pre-wrap; font-family: inherit; }
 .answer { border-top: 1px solid #ddd; padding: 0.6em 0; }
@@ -197,12 +201,13 @@ nav a { margin-right: 1em; }
 def answers_page(
     assignment: Assignment, written: Written, answers: dict[str, dict[str, Answer]], names: dict[str, str]
 ) -> str:
-    """One HTML page: each question in turn, with every student's answer to it; all text escaped."""
+    """One HTML page: each question in turn, as the notebook shows it, with every student's answer to it, escaped."""
     e = html.escape
     total = points_text(written.top)
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
         f"<title>{e(assignment.name)}: written answers</title><style>{STYLE}</style></head><body>",
         f"<h1>Written answers: {e(assignment.title)}</h1>",
         f"<p>{len(answers)} students, {len(written.questions)} questions, {total} points graded by hand. "
@@ -216,7 +221,7 @@ def answers_page(
         parts += [
             f'<h2 id="{e(question.id)}">{e(question.id)} ({points_text(exact(question.points))} points, '
             f"{answered} of {len(answers)} answered)</h2>",
-            f'<div class="question"><div class="text">{e(question.prompt)}</div></div>',
+            f'<div class="question">{markdown_html(question.prompt)}</div>',
             f'<div class="guide"><b>What to look for</b><div class="text">{e(question.guide)}</div></div>',
         ]
         for key in sorted(answers):

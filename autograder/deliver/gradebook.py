@@ -14,8 +14,10 @@ grade-all grades it.
 ``gradebook`` is the route of record's last step: each OUT/students/<key>/results.json
 of grade-all becomes that student's submission of the assignment in gradebook.db,
 through nbgrader's own API; the points of each graded name go to its grade cell
-(<name>-tests). The student's nbgrader id is the key grade-all gave them (the same as
-``collect``'s), with their name and email from the LMS.
+(<name>-tests), and the written answers' points that OUT/summary.csv holds (given with
+``grade-all --manual-points``) become the manual grades of their cells (<answer id>);
+an answer with no points yet is left to formgrader. The student's nbgrader id is the
+key grade-all gave them (the same as ``collect``'s), with their name and email from the LMS.
 
 Scores already in gradebook.db may have been written by ``nbgrader autograde``, which
 runs each notebook's own cells, unsandboxed, with the instructor's access: a notebook
@@ -23,7 +25,7 @@ can forge its own points and write anyone's scores (a manual score of 0 for a
 classmate, say). So grade-all's points are the record: every stored score that differs
 from them (the automatic score, a manual score, extra credit, a late penalty) is named,
 then replaced; ``--keep-manual`` keeps the manual scores, extra credit and late
-penalties (still naming them). Students in gradebook.db whom grade-all did not grade
+penalties (still naming them), a written answer's manual grade included. Students in gradebook.db whom grade-all did not grade
 are named too.
 
 For ``nbgrader generate_feedback`` (and formgrader), the graded notebook is placed in
@@ -54,6 +56,7 @@ from ..results.outcome import GRADED
 from ..results.read import Results, ResultsUnreadable, read_results_file
 from ..results.text import clean
 from .intake import Submission, read_intake
+from .summary import written_points
 
 TOLERANCE = 1e-6  # nbgrader stores scores as floats; the kit's are rounded to 1e-4 or finer
 
@@ -114,6 +117,7 @@ def export(out: Path, assignment: Assignment, course: Path, keep_manual: bool = 
 
     out, course = Path(out), Path(course)
     graded = _graded(out, assignment)
+    written = written_points(out, list(assignment.written))
     release = nbformat.read(assignment.release_dir / assignment.notebook_name, as_version=4)
     register(assignment, master(assignment), course)
     notebook = Path(assignment.notebook_name).stem
@@ -136,6 +140,9 @@ def export(out: Path, assignment: Assignment, course: Path, keep_manual: bool = 
             for exercise in results.exercises:
                 grade = gradebook.find_grade(f"{exercise.name}-tests", notebook, assignment.name, student)
                 changed += _store_record(grade, exercise.score or 0.0, keep_manual)
+            for answer, points in written.get(student, {}).items():
+                grade = gradebook.find_grade(answer, notebook, assignment.name, student)
+                changed += _store_written(grade, float(points), keep_manual)
             changed += _late_penalty(
                 gradebook.find_submission_notebook(notebook, assignment.name, student), keep_manual
             )
@@ -183,6 +190,24 @@ def _store_record(grade, record: float, keep_manual: bool) -> list[str]:
     if not keep_manual:
         grade.manual_score = None
         grade.extra_credit = None
+    return changed
+
+
+def _store_written(grade, record: float, keep_manual: bool) -> list[str]:
+    """Make a person's points for a written answer its cell's manual grade; name a stored one that differed."""
+    changed = []
+    kept = keep_manual and grade.manual_score is not None
+    if grade.manual_score is not None and abs(grade.manual_score - record) > TOLERANCE:
+        changed.append(
+            f"{grade.name} manual {grade.manual_score:g} (grade-all {record:g})" + (", kept" if kept else "")
+        )
+    if grade.extra_credit:
+        changed.append(f"{grade.name} extra credit {grade.extra_credit:g}" + (", kept" if keep_manual else ""))
+    if not kept:
+        grade.manual_score = record
+    if not keep_manual:
+        grade.extra_credit = None
+    grade.needs_manual_grade = False  # graded by hand already: formgrader has nothing left to grade here
     return changed
 
 

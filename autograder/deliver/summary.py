@@ -90,6 +90,30 @@ def number_columns(assignment: Assignment, written: answers.Written) -> set[str]
     return {"score", "max_score", *assignment.graded, "internal_errors", *written.head()} - {"written_status"}
 
 
+def written_points(out: Path, asked: list[str]) -> dict[str, dict[str, Fraction]]:
+    """The written answers' points summary.csv holds (read_summary), by student key and question id: those a
+    person gave with ``--manual-points``, and 0 for an answer not given; a blank cell (no points yet) is left out.
+    Nothing where grade-all wrote no summary.csv."""
+    path = Path(out) / "summary.csv"
+    if not path.exists():
+        return {}
+    found: dict[str, dict[str, Fraction]] = {}
+    for row in read_summary(out):
+        key = row.get("key", "").strip()
+        for question in asked:
+            value = row.get(question, "").strip()
+            if not key or not value:
+                continue
+            try:
+                found.setdefault(key, {})[question] = Fraction(value)
+            except (ValueError, ZeroDivisionError):
+                raise KitError(
+                    f"{path}: {clean_name(key)}'s {question} is {clean(value, 40)!r}, not a number of points; "
+                    "run grade-all again to write it anew"
+                ) from None
+    return found
+
+
 def _row(
     submission: Submission,
     name: str,

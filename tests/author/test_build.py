@@ -1,10 +1,12 @@
 """Is everything students get generated from the one source, fresh, and rebuilt when a source changes?"""
 
 import json
+import shutil
 import subprocess
 import sys
 
 import nbformat
+import numpy as np
 import pytest
 
 from autograder import KIT_ROOT
@@ -45,15 +47,32 @@ def test_a_changed_reference_makes_what_students_get_stale(mha, monkeypatch, tmp
 
 @pytest.mark.slow
 def test_release_is_what_nbgrader_makes_of_the_source(assignment, tmp_path):
-    """Does real `nbgrader generate_assignment`, stamped with the sources' hash, reproduce release/ byte for byte?"""
-    from autograder.author.notebook import notebook_text
-
-    master = build.master(assignment)
-    made = release.release_in(assignment, notebook_text(master), tmp_path)
+    """After the build, does real `nbgrader generate_assignment` on the master in source/ give release/ byte for byte?"""
+    master = build.write_master(assignment)
+    course = tmp_path / "course"
+    (course / "source" / assignment.name).mkdir(parents=True)
+    shutil.copy(master, course / "source" / assignment.name / assignment.notebook_name)
+    release.run_nbgrader(assignment, course)
+    made = course / "release" / assignment.name
     assert sorted(p.name for p in made.iterdir()) == [assignment.notebook_name]
-    build.stamp(made / assignment.notebook_name, build.release_digest(assignment, master))
     committed = assignment.release_dir / assignment.notebook_name
     assert (made / assignment.notebook_name).read_text() == committed.read_text()
+
+
+def test_the_master_carries_the_committed_self_check_cell_through_float_noise(mha, monkeypatch):
+    """When the reference gives visible data off in the last digits (another CPU), does the master hold the committed
+    release's self-check cell and hash, so that the release is still what nbgrader makes of the master?"""
+    data = build.visible_data(mha)
+    check = next(c for c in data["checks"] if c["probe"] == "mha.attention")
+    values = np.array(check["expected"]["output"]["data"], dtype=np.float32)
+    check["expected"]["output"]["data"] = (values * np.float32(1 + 3e-7)).tolist()  # the 7th digit
+    assert build.visible_json(data) != build.committed_bundle(mha)[1]["visible.json"]
+    monkeypatch.setattr(build, "visible_data", lambda assignment: data)
+    master = build.master(mha)
+    released = nbformat.read(mha.release_dir / mha.notebook_name, as_version=4)
+    assert cell(master, "selfcheck").source == cell(released, "selfcheck").source
+    assert master.metadata == released.metadata  # the hash of the sources included
+    assert build.stale(mha) == []
 
 
 @pytest.fixture(scope="module")

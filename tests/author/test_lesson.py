@@ -3,18 +3,21 @@
 A demo cell's ``# needs:`` line makes it wait, all or nothing, until those exercises
 pass their checks; a later cell that reads a name the waiting cell would have made
 must wait too, or it stops Run All with a NameError. A written answer (```{answer} ID)
-sits right under its question, with its points in points.toml's [written] table, and
-reaches the release as nbgrader's manually graded answer.
+sits right under its question, with its points in points.toml's [written] table,
+reaches the release as nbgrader's manually graded answer, and nothing above its
+question in the notebook gives the answer away.
 """
 
 import ast
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
 import nbformat
 import pytest
 
+from autograder import assignments
 from autograder.author.lesson import LessonCell, _defined, _reads, check_contract, parse_lesson, questions, with_needs
 from autograder.author.notebook import ANSWER_STUB
 from autograder.errors import KitError
@@ -197,3 +200,84 @@ def test_a_fence_without_its_graded_name_is_refused(mha, kind):
     assert fence in text
     with pytest.raises(KitError, match="needs the graded name"):
         check_contract(mha, parse_lesson(text.replace(fence, f"```{{{kind}}}", 1), mha.lesson_path))
+
+
+# What states each written answer, phrase by phrase: its own conclusions, as the lesson or the guide words them. The
+# facts a question asks students to put together (taught earlier on purpose: layer norm works on one token, a
+# position is the one before it turned by a fixed angle) are no answer; the conclusion drawn from them is.
+ANSWER_PHRASES = {
+    ("attention_numpy", "causal_rows"): ["1/(t+1)", "1/3", "[1, 0, 0, 0, 0]"],
+    ("attention_numpy", "why_scale"): [
+        "variance $d_k$",
+        "variances of independent terms add up",
+        "gradients are almost zero",
+        "barely changes when its scores change",
+    ],
+    ("attention_numpy", "why_positions"): [
+        "meets the same vectors",
+        "order of the rows",
+        "the position part of the query",
+    ],
+    ("mha", "why_scale"): ["its variance is $d_k$", "variance back to 1", "gradient is nearly zero", "training stalls"],
+    ("mha", "straight_reshape"): [
+        "not tokens at all",
+        "tokens are mixed into heads",
+        "features 0-3 of token 1",
+        "pieces of token",
+    ],
+    ("mha", "why_padding"): ["each token on its own", "same three scores", "padding goes on the right"],
+    ("mha", "previous_token"): [
+        "one learned matrix can relate a token to the token",
+        "one pair of maps",
+        "avoid its own token",
+        "about half at position 2",
+        "a third at position 3",
+        "the causal mask leaks position",
+    ],
+    ("encoder_block", "why_padding"): [
+        "only attention mixes tokens",
+        "cannot reach a real token",
+        "statistics run across tokens",
+        "would let it through",
+    ],
+    ("encoder_block", "why_residual"): [
+        "1 + f'(x)",
+        "straight along the sum",
+        "only through every sublayer above it",
+        "must survive three attentions",
+    ],
+    ("encoder_block", "prenorm_stable"): [
+        "running estimate of its own size",
+        "no norm shrinks",
+        "moves the output much less",
+        "liu et al",
+    ],
+}
+
+
+def plain(text: str) -> str:
+    """Text as a phrase is looked for in it: lower case, every run of white space one space."""
+    return re.sub(r"\s+", " ", text).lower()
+
+
+def test_every_written_answer_has_its_phrases():
+    """Does the list of what states each answer cover every written answer of every assignment, and no other?"""
+    assert sorted(ANSWER_PHRASES) == sorted(
+        (a, answer) for a in assignments.names() for answer in assignments.get(a).written
+    )
+
+
+@pytest.mark.parametrize("name, answer", sorted(ANSWER_PHRASES), ids=[f"{a}-{q}" for a, q in sorted(ANSWER_PHRASES)])
+def test_no_cell_above_a_question_gives_its_answer_away(name, answer):
+    """In the release, does each written answer's question come before every cell that states the answer (one of its
+    phrases), and does each phrase state it (in the guide, or in the notebook after the question)?"""
+    assignment = assignments.get(name)
+    cells = nbformat.read(assignment.release_dir / assignment.notebook_name, as_version=4).cells
+    asked = [i for i, cell in enumerate(cells) if cell.get("id") == answer][0] - 1  # the question: the cell above
+    guide = next(q.guide for q in questions(assignment) if q.id == answer)
+    before = [plain(cell.source) for cell in cells[:asked]]
+    after = plain(guide + "\n" + "\n".join(cell.source for cell in cells[asked:]))
+    for phrase in ANSWER_PHRASES[name, answer]:
+        early = [i for i, text in enumerate(before) if phrase in text]
+        assert not early, f"{phrase!r} stands in cell {early[0]} ({cells[early[0]].get('id')}), above the question"
+        assert phrase in after, f"{phrase!r} is nowhere in the answer or after its question"

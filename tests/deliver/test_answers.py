@@ -9,6 +9,7 @@ they are graded by hand.
 import csv
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -246,6 +247,30 @@ def test_the_ta_page_escapes_what_students_wrote(numpy_assignment, tmp_path):
         template = {row["key"]: row for row in csv.DictReader(file)}
     assert template["ada"]["why_scale"] == "" and template["ada"]["causal_rows"] == "0"  # to grade; nothing written
     assert template["dee"]["why_positions"] == "0" and template["ada"]["name"] == "Ada"
+
+
+def test_the_ta_page_shows_each_question_as_the_notebook_does_and_runs_nothing(numpy_assignment, tmp_path):
+    """Is each question's Markdown rendered and its formula MathML, on a page with no script and a policy that runs
+    and fetches nothing, while a student's <script> and $$ math stay text?"""
+    out = tmp_path / "out"
+    student = "<script>alert(1)</script> $$\\sqrt{d_k}$$ **not bold**"
+    (out / "students" / "ada").mkdir(parents=True)
+    notebook = answered(numpy_assignment, {"why_scale": student})
+    (out / "students" / "ada" / "submission.ipynb").write_text(notebook_text(notebook))
+    answers.write_answers(numpy_assignment, intake_of("ada"), out, answers.Written(questions(numpy_assignment)))
+    page = (out / answers.PAGE).read_text()
+    prompt = next(q.prompt for q in questions(numpy_assignment) if q.id == "why_scale")
+    assert "$d_k = 1024$" in prompt and "**Explain why.**" in prompt
+    section = page[page.index('<h2 id="why_scale">') : page.index('<h2 id="why_positions">')]
+    assert "<strong>Explain why.</strong>" in section and "**Explain why.**" not in section
+    assert "<msub><mi>d</mi><mi>k</mi></msub><mo>=</mo><mn>1024</mn>" in section and "$d_k" not in section
+    assert "<msqrt>" in section  # the question's own \\sqrt{d_k}
+    answer = section[section.index('<div class="answer">') :]
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; $$\\sqrt{d_k}$$ **not bold**" in answer
+    assert "<math" not in answer and "<strong>" not in answer
+    assert "<script" not in page.lower() and re.search(r"<[^>]*\son\w+\s*=", page) is None  # no script, no handler
+    policy = "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+    assert policy in page
 
 
 # ------------------------------------------------------------------ results.json and Gradescope

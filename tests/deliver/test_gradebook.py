@@ -21,6 +21,7 @@ from autograder.deliver.gradebook import (
     _place,
     _say_differences,
     _store_record,
+    _store_written,
     as_text,
     feedback_notebook,
 )
@@ -128,6 +129,27 @@ def test_the_import_stores_the_record_and_names_each_other_score(stored, keep_ma
     """Does each grade cell end with grade-all's points, every other stored score named (and kept only when asked)?"""
     grade = Grade(**stored)
     assert _store_record(grade, 2.0, keep_manual) == named
+    assert (grade.auto_score, grade.manual_score, grade.extra_credit) == after and grade.needs_manual_grade is False
+
+
+@pytest.mark.parametrize(
+    "stored, keep_manual, named, after",
+    [
+        ({}, False, [], (None, 1.5, None)),
+        ({"auto_score": 0.0}, False, [], (0.0, 1.5, None)),
+        ({"manual_score": 1.5}, False, [], (None, 1.5, None)),
+        ({"manual_score": 2.0}, False, ["why_scale manual 2 (grade-all 1.5)"], (None, 1.5, None)),
+        ({"manual_score": 2.0}, True, ["why_scale manual 2 (grade-all 1.5), kept"], (None, 2.0, None)),
+        ({"extra_credit": 0.5}, False, ["why_scale extra credit 0.5"], (None, 1.5, None)),
+        ({"extra_credit": 0.5}, True, ["why_scale extra credit 0.5, kept"], (None, 1.5, 0.5)),
+    ],
+    ids=["new", "autograde's 0", "the same", "another manual grade", "kept by --keep-manual", "extra credit", "kept"],
+)
+def test_a_written_answers_points_become_its_manual_grade(stored, keep_manual, named, after):
+    """Does a written answer's cell get a person's points as its manual grade, every other stored one named?"""
+    grade = Grade(**stored)
+    grade.name = "why_scale"
+    assert _store_written(grade, 1.5, keep_manual) == named
     assert (grade.auto_score, grade.manual_score, grade.extra_credit) == after and grade.needs_manual_grade is False
 
 

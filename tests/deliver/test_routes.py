@@ -67,7 +67,11 @@ def course(mha, notebooks, tmp_path_factory):
         [sys.executable, "-m", "nbgrader", "autograde", mha.name, f"--CourseDirectory.root={root}"], env=nbgrader_env()
     )
     assert done.returncode == 0, done.stderr[-3000:]
+    (root / AUTOGRADE_LOG).write_text(done.stdout + done.stderr)
     return root
+
+
+AUTOGRADE_LOG = "autograde.log"  # what nbgrader autograde printed, beside the course's folders
 
 
 @pytest.mark.slow
@@ -86,6 +90,16 @@ def test_nbgrader_autograde_gives_the_kit_points(mha, mha_grader, notebooks, cou
 
 
 @pytest.mark.slow
+def test_nbgrader_autograde_calls_no_honest_notebook_changed(notebooks, course):
+    """Does nbgrader autograde, restoring the hidden tests of notebooks that kept every locked cell as released, warn
+    of no changed cell (nbgrader's own step warns "checksum ... has changed!" for every grade cell)?"""
+    printed = (course / AUTOGRADE_LOG).read_text()
+    graded = [line for line in printed.splitlines() if "Autograding" in line and "mha.ipynb" in line]
+    assert len(graded) == len(list(notebooks.glob("*.ipynb"))), printed[-3000:]
+    assert "has changed!" not in printed and "checksum" not in printed.lower(), printed[-3000:]
+
+
+@pytest.mark.slow
 def test_nbgrader_carries_errors_forward(mha, course):
     """In nbgrader's kernel, does the layer of a notebook whose split_heads is wrong earn all its points, its
     hidden cell saying that the reference's split_heads stood in?"""
@@ -101,9 +115,24 @@ def test_nbgrader_carries_errors_forward(mha, course):
 
 @pytest.mark.slow
 def test_class_points_reach_the_gradebook_and_nbgraders_feedback(mha, notebooks, tmp_path):
-    """After grade-all and `gradebook`, does `nbgrader export` list each student's points, and generate_feedback work?"""
+    """After grade-all (with the written answers' points a person gave) and `gradebook`, does `nbgrader export` list
+    each student's points, the written ones included, and generate_feedback work?"""
     out = tmp_path / "out"
-    done = run(KIT + ["grade-all", str(notebooks), "-a", "mha", "--out", str(out), "--jobs", "1", "--quiet"])
+    given = tmp_path / "manual_points.csv"
+    full = {answer: f"{points:g}" for answer, points in mha.written.items()}
+    given.write_text(
+        "key,name,"
+        + ",".join(full)
+        + "\n"
+        + "ada,Ada,"
+        + ",".join(full.values())
+        + "\n"
+        + "ben,Ben,1"
+        + "," * (len(full) - 1)
+        + "\n"
+    )
+    command = ["grade-all", str(notebooks), "-a", "mha", "--out", str(out), "--jobs", "1", "--quiet"]
+    done = run(KIT + command + ["--manual-points", str(given)])
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     fresh = new_course(mha, tmp_path / "course")  # a gradebook without the assignment yet
     done = run(KIT + ["gradebook", str(out), "-a", "mha", "--course", str(fresh)])
@@ -122,9 +151,12 @@ def test_class_points_reach_the_gradebook_and_nbgraders_feedback(mha, notebooks,
     assert exported.returncode == 0, exported.stderr
     with open(tmp_path / "grades.csv") as file:
         rows = {row["student_id"]: row for row in csv.DictReader(file)}
+    written = {"ada": sum(mha.written.values()), "ben": 1, "cy": 0}  # an answer left as handed out: 0
     for student in ("ada", "ben", "cy"):
         ours = json.loads((out / "students" / student / "results.json").read_text())["score"]
-        assert float(rows[student]["raw_score"]) == pytest.approx(ours, abs=1e-3)
+        assert float(rows[student]["raw_score"]) == pytest.approx(ours + written[student], abs=1e-3)
+        assert float(rows[student]["max_score"]) == 40 + sum(mha.written.values())
+    assert float(rows["ada"]["raw_score"]) == 47
     feedback = run(
         [sys.executable, "-m", "nbgrader", "generate_feedback", "mha", f"--CourseDirectory.root={fresh}"],
         env=nbgrader_env(),

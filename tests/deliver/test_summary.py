@@ -1,13 +1,14 @@
 """Does summary.csv give every student a row that says what happened to them, with cells no spreadsheet runs?"""
 
 import csv
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 from autograder.deliver import answers
 from autograder.deliver.intake import Intake, Submission
-from autograder.deliver.summary import number_columns, read_summary, summary_rows, write_summary
+from autograder.deliver.summary import NEEDED, number_columns, read_summary, summary_rows, write_summary, written_points
 from autograder.errors import KitError
 from autograder.results.outcome import GRADED, KIT_ERROR, NOT_GRADED
 from autograder.results.read import read_results
@@ -149,3 +150,27 @@ def test_rows_follow_the_results_as_the_kit_writes_them(mha):
     assert {name: rows[0][name] for name in mha.graded} == {
         name: f"{float(score):g}" for name, (score, _) in report.by_name().items()
     }
+
+
+def test_the_written_points_are_read_back_as_summary_csv_holds_them(mha, tmp_path):
+    """Are the points a person gave read back by student and question, a question with no points yet left out?"""
+    questions = answers.questions(mha)
+    first, second = questions[0].id, questions[1].id
+    given = answers.Written(
+        questions, {"ada": {first: Fraction(3, 2), second: Fraction(0)}, "team": {first: Fraction(1)}}
+    )
+    write_summary(intake(), mha, tmp_path, RESULTS, STATUS, written=given)
+    assert written_points(tmp_path, list(mha.written)) == {
+        "ada": {first: Fraction(3, 2), second: Fraction(0)},
+        "team": {first: Fraction(1)},
+    }
+    assert written_points(tmp_path / "elsewhere", list(mha.written)) == {}  # no summary.csv: nothing given
+
+
+def test_a_written_point_that_is_no_number_names_the_file_and_the_fix(mha, tmp_path):
+    """Does a summary.csv whose written column holds no number stop the import, saying what to run?"""
+    first = next(iter(mha.written))
+    head = ",".join(NEEDED)
+    (tmp_path / "summary.csv").write_text(f"{head},{first}\n{'ada' + ',' * len(NEEDED)}=1+1\n")
+    with pytest.raises(KitError, match=f"ada's {first} is '=1\\+1', not a number of points; run grade-all again"):
+        written_points(tmp_path, list(mha.written))
