@@ -1,6 +1,6 @@
 """Check a host before a course: ``python -m autograder doctor``.
 
-It says where the job cgroups go and what the grader did to have them (cgroups.arrange),
+It says where the job cgroups go and what the grader did to have them (arrangement.arrange),
 which isolation tier grading gets here and why the stronger ones do not work, what
 bounds memory and processes, whether a GPU is there and CUDA can be isolated on it,
 whether the kernel nbgrader runs can import the kit, and it grades each assignment's
@@ -34,7 +34,7 @@ from .grade import devices
 from .grade.deciding import kit_digest
 from .grade.engine import Grader
 from .public import trees
-from .sandbox.host import cgroups, gpu, tiers
+from .sandbox.host import arrangement, gpu, tiers
 from .sandbox.host.client import Zygote
 
 
@@ -42,7 +42,7 @@ def doctor(config: GradingConfig, jobs: int = 0) -> int:
     problems = 0
     print(f"Python {platform.python_version()} on {platform.system()} {platform.release()} ({platform.machine()}), "
           f"{'root' if os.geteuid() == 0 else 'an ordinary user (uid ' + str(os.geteuid()) + ')'}")  # fmt: skip
-    hierarchy, found = cgroups.arrange()  # before any child, as a grader does
+    hierarchy, found = arrangement.arrange()  # before any child, as a grader does
     print("\nJob cgroups:", f"{hierarchy.how}: {found}" if hierarchy is not None else f"none: {found}")
     print("\nIsolation tiers, strongest first:")
     zygote = Zygote(torch=False)

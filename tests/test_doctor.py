@@ -251,7 +251,7 @@ def host(monkeypatch):
     monkeypatch.setattr(doctor, "Zygote", FakeZygote)
     monkeypatch.setattr(doctor, "Grader", FakeGrader)
     monkeypatch.setattr(FakeGrader, "graded", [])
-    monkeypatch.setattr(doctor.cgroups, "arrange", lambda: (None, "no writable cgroup hierarchy here"))
+    monkeypatch.setattr(doctor.arrangement, "arrange", lambda: (None, "no writable cgroup hierarchy here"))
     monkeypatch.setattr(
         tiers, "attempt", lambda zygote, tier, *rest: (FakeIsolation(), "") if tier == "uid" else (None, f"{tier}: no")
     )

@@ -36,7 +36,7 @@ from ..public.selfcheck import judge as judge_visible
 from ..results.model import CheckResult, Report, by_check
 from ..results.scoring import summarize
 from ..results.text import clean
-from ..sandbox.host import cgroups, gpu, tiers
+from ..sandbox.host import arrangement, gpu, tiers
 from ..sandbox.host.bounded_copy import copy_submission
 from ..sandbox.host.client import Zygote
 from ..sandbox.host.loading import NotLoaded
@@ -204,10 +204,10 @@ class Grader:
         self.config = config
         self.limits = config.limits()
         # 1) the device (--device cuda on a host without a GPU is refused here, at once), 2) the job cgroups,
-        # arranged before the grader starts any child (cgroups.arrange), 3) the zygote, a fresh interpreter:
+        # arranged before the grader starts any child (arrangement.arrange), 3) the zygote, a fresh interpreter:
         # it starts while the reference and the plan load here.
         self.device, self.device_why = gpu.first_choice(config.device)
-        arranged, found = (hierarchy, "") if hierarchy is not None else cgroups.arrange()
+        arranged, found = (hierarchy, "") if hierarchy is not None else arrangement.arrange()
         zygote = Zygote(probes=(str(assignment.probes_path),), torch=assignment.framework == "torch")
         try:
             self.reference = Reference.of(assignment)

@@ -298,14 +298,14 @@ def test_the_cgroups_are_arranged_before_the_grader_starts_any_child(mha, monkey
         raise KitError("stop here")
 
     monkeypatch.setattr(engine.gpu, "first_choice", lambda wanted: order.append("device") or ("cpu", ""))
-    monkeypatch.setattr(engine.cgroups, "arrange", arrange)
+    monkeypatch.setattr(engine.arrangement, "arrange", arrange)
     monkeypatch.setattr(engine, "Zygote", lambda *a, **k: order.append("zygote"))
     with pytest.raises(KitError, match="stop here"):
         Grader(mha)
     assert order == ["device", "arrange"]
     monkeypatch.undo()
     monkeypatch.setattr(engine.gpu, "missing", lambda: "no NVIDIA GPU here")
-    monkeypatch.setattr(engine.cgroups, "arrange", lambda: pytest.fail("arranged"))
+    monkeypatch.setattr(engine.arrangement, "arrange", lambda: pytest.fail("arranged"))
     with pytest.raises(KitError, match="^--device cuda: no NVIDIA GPU here"):
         Grader(mha, GradingConfig(device="cuda"))
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...public import trees
-from .cgroups import CgroupLimits, Hierarchy, JobCgroup
+from .arrangement import Hierarchy
+from .cgroups import CgroupLimits, JobCgroup
 from .client import Zygote
 from .gpu import GpuWatch
 from .uids import UidPool

@@ -20,7 +20,7 @@ from pathlib import Path
 from ... import KIT_ROOT
 from ...errors import KitError
 from ...public import trees
-from .cgroups import Hierarchy
+from .arrangement import Hierarchy
 from .client import Zygote
 from .runtime import TIER_WORDS, Isolation
 from .uids import SHARED_SCRATCH, UidPool
@@ -91,7 +91,7 @@ def attempt(
 ) -> tuple[Isolation | None, str]:
     """(the tier's isolation, "") where it works here, else (None, why not).
 
-    hierarchy: the job cgroups the grader arranged before it started the zygote (cgroups.arrange),
+    hierarchy: the job cgroups the grader arranged before it started the zygote (arrangement.arrange),
     None where there are none, and found: the sentence that says what they bound or why there are none.
     With device cuda, the probe also starts CUDA inside the tier."""
     secret_paths = secret_paths or secrets()

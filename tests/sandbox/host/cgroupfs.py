@@ -1,4 +1,4 @@
-"""A simulated cgroup v2 hierarchy in a folder, with the kernel's rules, for the decision logic of sandbox/host/cgroups.py.
+"""A simulated cgroup v2 hierarchy in a folder, with the kernel's rules, for the decision logic of sandbox/host/arrangement.py.
 
 Each cgroup is a folder holding the interface files the kernel would (cgroup.controllers,
 cgroup.subtree_control, cgroup.procs, and cgroup.type on every cgroup but the real root),
@@ -49,9 +49,9 @@ class CgroupTree:
         return folder
 
     def install(self, monkeypatch) -> CgroupTree:
-        monkeypatch.setattr(cgroups, "_write", self.write)
-        monkeypatch.setattr(cgroups, "_mkdir", self.mkdir)
-        monkeypatch.setattr(cgroups, "_rmdir", self.rmdir)
+        monkeypatch.setattr(cgroups, "write_value", self.write)
+        monkeypatch.setattr(cgroups, "make_folder", self.mkdir)
+        monkeypatch.setattr(cgroups, "remove_empty", self.rmdir)
         return self
 
     # ---------------------------------------------------------------- reading it

@@ -8,7 +8,7 @@ import pytest
 from autograder import KIT_ROOT
 from autograder.errors import KitError
 from autograder.sandbox.host import tiers
-from autograder.sandbox.host.cgroups import Hierarchy
+from autograder.sandbox.host.arrangement import Hierarchy
 from autograder.sandbox.host.client import Zygote
 from autograder.sandbox.host.uids import SHARED_SCRATCH
 
