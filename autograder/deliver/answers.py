@@ -41,6 +41,7 @@ from ..public.loader import NOTEBOOK_BYTES, SubmissionError, parse_notebook, rea
 from ..results.atomic import write_atomically
 from ..results.scoring import exact, points_text
 from ..results.text import clean, clean_name, csv_cell, csv_document
+from .html_page import html_page
 from .intake import Intake
 from .markdown_html import markdown_html
 
@@ -205,10 +206,6 @@ def answers_page(
     e = html.escape
     total = points_text(written.top)
     parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-        f"<title>{e(assignment.name)}: written answers</title><style>{STYLE}</style></head><body>",
         f"<h1>Written answers: {e(assignment.title)}</h1>",
         f"<p>{len(answers)} students, {len(written.questions)} questions, {total} points graded by hand. "
         f"Write the points into a copy of <code>{TEMPLATE}</code> (one row per student, a column per question) "
@@ -233,8 +230,7 @@ def answers_page(
                 else f'<div class="text">{e(clean(answer.text, ANSWER_LIMIT))}</div>'
             )
             parts.append(f'<div class="answer">{who}{body}</div>')
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+    return html_page(f"{e(assignment.name)}: written answers", STYLE, parts)
 
 
 def points_template(asked: list[Question], answers: dict[str, dict[str, Answer]], names: dict[str, str]) -> str:

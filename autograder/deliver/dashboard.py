@@ -27,6 +27,7 @@ from urllib.parse import quote
 from ..assignments import Assignment
 from ..results.scoring import points_text
 from ..results.text import clean
+from .html_page import html_page
 
 PAIRS_SHOWN = 20
 MEMBERS_SHOWN = 60  # links listed per group; the rest are counted
@@ -129,28 +130,7 @@ def render_dashboard(
         "<code>clusters.json</code>, the pairs in <code>similarity.csv</code>, every student in "
         "<code>summary.csv</code>.</footer>"
     )
-    title = f"{assignment.name}: class report"
-    return "\n".join(
-        [
-            "<!DOCTYPE html>",
-            '<html lang="en">',
-            "<head>",
-            '<meta charset="utf-8">',
-            '<meta name="viewport" content="width=device-width, initial-scale=1">',
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-            '<meta name="referrer" content="no-referrer">',
-            f"<title>{_h(title)}</title>",
-            f"<style>{_CSS}</style>",
-            "</head>",
-            "<body>",
-            "<main>",
-            *body,
-            "</main>",
-            "</body>",
-            "</html>",
-            "",
-        ]
-    )
+    return html_page(_h(f"{assignment.name}: class report"), _CSS, body)
 
 
 def _header(assignment: Assignment, figures: dict, found: list[dict], status: dict) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ...results.read import Results
 from ...results.text import html_text
+from ..html_page import html_page
 from .model import (
     DID_NOT_RUN,
     KIT_FAILED,
@@ -84,28 +85,7 @@ def render_html(results: Results, *, show_hidden: bool = False, student: str = "
         body.append(
             "<footer>" + "".join(f"<span>{_h(key)}: {_h(value)}</span>" for key, value in fb.details) + "</footer>"
         )
-    return "\n".join(
-        [
-            "<!DOCTYPE html>",
-            '<html lang="en">',
-            "<head>",
-            '<meta charset="utf-8">',
-            '<meta name="viewport" content="width=device-width, initial-scale=1">',
-            # No script, no fetch: the page shows only what it holds.
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-            '<meta name="referrer" content="no-referrer">',
-            f"<title>{_h(fb.headline)}</title>",
-            f"<style>{style_sheet()}</style>",
-            "</head>",
-            "<body>",
-            "<main>",
-            *body,
-            "</main>",
-            "</body>",
-            "</html>",
-            "",
-        ]
-    )
+    return html_page(_h(fb.headline), style_sheet(), body)
 
 
 def _header(fb: Feedback) -> list[str]:
