@@ -9,6 +9,8 @@ tests/data/fairness) and generated files are excluded there.
 import subprocess
 import sys
 
+import pytest
+
 from autograder import KIT_ROOT
 
 
@@ -31,3 +33,13 @@ def test_types_check():
     """Does mypy, configured in pyproject.toml, find no type error in the kit's code?"""
     done = subprocess.run([sys.executable, "-m", "mypy"], capture_output=True, text=True, cwd=KIT_ROOT, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_no_tracked_link_leaves_the_repository():
+    """A committed symlink to a path outside the clone (a local venv, say) breaks every fresh clone."""
+    listed = subprocess.run(["git", "ls-files", "-s"], capture_output=True, text=True, cwd=KIT_ROOT, check=False)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    links = [line.split("\t", 1)[1] for line in listed.stdout.splitlines() if line.startswith("120000 ")]
+    outside = [link for link in links if not (KIT_ROOT / link).resolve().is_relative_to(KIT_ROOT.resolve())]
+    assert not outside, f"tracked symlinks leaving the repository: {outside}; fix: git rm --cached <path>"
