@@ -6,7 +6,8 @@ applied, it gives a wrong implementation. The kit uses the catalogue twice:
 * feedback: when a check fails, the mistakes of that name (and of the graded names it
   calls) run the same probes; a mistake is named when its outputs equal the student's
   on every failing case of the check (kind, shape, dtype and values), or, where the
-  student's code raised, when it raises the same error (type and message). A mistake
+  student's code raised, when it raises the same error (type and message) by a line that
+  calls some of the same functions (public/probing.py ``same_error``). A mistake
   that equals the reference on a failing case cannot explain that failure, so it is
   not named. A mistake of a called name is named only when the student's code of the
   checked name calls that name and that name itself fails some check (code that passes
@@ -33,7 +34,7 @@ from ..assignments import Assignment
 from ..errors import KitError
 from ..public import wire
 from ..public.compare import matches
-from ..public.probing import PROBES, error_kind
+from ..public.probing import PROBES, same_error
 from ..public.selfcheck import attribute, common_mistakes, known_line, look_alike_line
 from ..results.model import CheckResult, by_check
 from .reference import Reference, exec_source, store_of
@@ -194,7 +195,7 @@ def _explains(assignment: Assignment, mistake: Mistake, failure: dict, key: str)
     except Exception:  # a broken catalogue entry must not break a grading; the kit's tests catch it
         return False
     if "error" in failure:
-        return error is not None and error_kind(error) == error_kind(failure["error"])
+        return error is not None and same_error(error, failure["error"])
     tolerances = PROBES[failure["probe_id"]].tolerances
     keys = failure.get("keys") or list(tolerances)
     compared = {key: tolerances[key] for key in keys}

@@ -11,6 +11,7 @@ PyTorch to judge a submission or to name its mistake.
 from __future__ import annotations
 
 import json
+import linecache
 import os
 import platform
 import sys
@@ -37,7 +38,9 @@ Outputs = tuple[dict[str, np.ndarray], "str | None"]
 
 
 def exec_source(source: str, filename: str, module_name: str) -> dict:
-    """Run a reference's source in a fresh module and return its namespace."""
+    """Run a reference's source in a fresh module and return its namespace. Its lines are known to
+    tracebacks (linecache), so that an error says which line raised it, as a student's does."""
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
     module = types.ModuleType(module_name)
     module.__file__ = filename
     exec(compile(source, filename, "exec"), module.__dict__)
