@@ -28,7 +28,7 @@ from ..assignments import Assignment
 from ..config import GradingConfig
 from ..errors import KitError
 from ..public import trees, wire
-from ..public.loader import Entry, GradedSource, SubmissionError, find_entry, graded_source
+from ..public.loader import Entry, GradedSource, SubmissionError, definitions, find_entry, graded_source
 from ..public.selfcheck import calls_failing
 from ..public.selfcheck import judge as judge_visible
 from ..results.model import CheckResult, Report, by_check
@@ -387,6 +387,7 @@ class Grader:
 
         hidden = [r for r in results if r.kind == "hidden"]
         failed = {r.name for r in hidden if not r.passed}
+        code = _definitions(entry, self.assignment.graded) if failed else {}
         named: dict[str, set[str]] = {}
         for name in callees_first(self.assignment):
             mine = [r for r in hidden if r.name == name]
@@ -394,7 +395,7 @@ class Grader:
             stood_in = frozenset(carried.get(name, ()))
             callees = tuple(n for n in self.assignment.graded if n in (called & failed) - stood_in)
             if name not in source.unfinished:
-                name_mistakes(self.assignment, name, mine, frozenset(callees), named, called, stood_in)
+                name_mistakes(self.assignment, name, mine, frozenset(callees), named, called, stood_in, code)
             named[name] = {m for r in mine for m in r.mistakes}
             if callees and name not in carried:
                 for failing in _first_failures([r for r in results if r.name == name]):
@@ -451,6 +452,14 @@ def _graded_source(entry, graded: tuple[str, ...]) -> GradedSource:
         return graded_source(entry, graded)
     except (SubmissionError, OSError):
         return GradedSource({}, frozenset())
+
+
+def _definitions(entry, graded: tuple[str, ...]) -> dict[str, str]:
+    """The submission's code of each graded name, where a slip's line is looked for; nothing where it cannot be read."""
+    try:
+        return definitions(entry, graded)
+    except (SubmissionError, OSError):
+        return {}
 
 
 def _first_failures(results: list[CheckResult]) -> list[CheckResult]:

@@ -255,6 +255,25 @@ def graded_source(entry: Entry, graded: tuple[str, ...]) -> GradedSource:
     return GradedSource(reached, frozenset(unfinished))
 
 
+def definitions(entry: Entry, graded: tuple[str, ...]) -> dict[str, str]:
+    """The text of each graded name's last top-level definition, then that of the submission's
+    own helpers it names (top-level functions and classes that are not graded): where a
+    slip of that name may be written. Read without running anything."""
+    texts: dict[str, str] = {}
+    names: dict[str, set[str]] = {}
+    for source, tree in _trees(entry):
+        lines = _LINE_BREAK.split(source)
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                texts[node.name] = _lines_of(lines, node)
+                names[node.name] = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return {
+        name: "\n".join([texts[name], *(texts[h] for h in sorted(names[name]) if h in texts and h not in graded)])
+        for name in graded
+        if name in texts
+    }
+
+
 def _skipped(path: Path, root: Path) -> bool:
     parts = path.relative_to(root).parts
     return any(part in SKIP_DIRS or part.startswith(".") for part in parts[:-1]) or parts[-1].startswith(".")

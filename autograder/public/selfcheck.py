@@ -246,6 +246,7 @@ def judge(
     not_done = bool(error) and holds_stub(problem) and f"({name})" in problem  # its own stub, not a called one's
     found = [m for m in found if only is None or m["id"] in only]
     named, look_alikes = attribute(name, found, lambda m: m.get("target", name), failing_callees)
+    named, look_alikes = _said_once(named), _said_once(look_alikes)  # one slip, stored as written two ways
     message = problem + shown_inputs(check)
     message += "".join(known_line(name, m.get("target", name), m["message"]) for m in named)
     message += "".join(
@@ -293,6 +294,14 @@ def shown_inputs(check: dict) -> str:
         if isinstance(value, str) or (isinstance(value, list) and value and all(isinstance(v, str) for v in value))
     }
     return "".join(f"\n  the check's {key}: {value!r}" for key, value in texts.items())
+
+
+def _said_once(mistakes: list[dict]) -> list[dict]:
+    """The mistakes, the first of those with one message only."""
+    first: dict[str, dict] = {}
+    for mistake in mistakes:
+        first.setdefault(mistake["message"], mistake)
+    return [mistake for mistake in mistakes if first[mistake["message"]] is mistake]
 
 
 def _same_raise(mistake: dict, error: str) -> bool:

@@ -114,6 +114,18 @@ def test_one_store_per_assignment_state_in_a_process():
     assert store_of(NUMPY).path.parent == reference.CACHE and store_of(NUMPY).path.name.startswith("attention_numpy-")
 
 
+def test_a_stores_notes_are_kept_beside_its_outputs(tmp_path):
+    """Does a note put in a store come back once the store is saved and opened again, and does a new note alone
+    make the store be written?"""
+    store = OutputStore(tmp_path / "mha-abc.npz")
+    store.save(complete=True)
+    store.put_note("signature softmax_dim_3 attention", {"test_x::test_y[a]": "d1"})
+    store.save(complete=True)
+    again = OutputStore(tmp_path / "mha-abc.npz")
+    assert again.note("signature softmax_dim_3 attention") == {"test_x::test_y[a]": "d1"}
+    assert again.note("signature other attention") is None
+
+
 def test_an_error_in_a_reference_source_quotes_its_line():
     """Does a traceback through code run by exec_source quote the line that raised, as a student's file does?"""
     namespace = exec_source("def f(x):\n    return x.softmax(dim=3)\n", "/course/reference.py [slip]", "reference_y")
