@@ -381,8 +381,8 @@ MISTAKES += [
         old="heads.append(qkv_attention(x, W_q[:, columns], W_k[:, columns], W_v[:, columns]))",
         new="heads.append(qkv_attention(x, W_q[:, columns] * np.sqrt(d_k / ({size} / n_heads)), W_k[:, columns], W_v[:, columns]))",
         message="Each head's scores are divided by sqrt({size} / n_heads): a model size of {size} set once at the "
-        "top of the code (dm = {size}), not this call's d_model. Read the sizes from the arrays given: "
-        "d_k = W_q.shape[1] // n_heads.",
+        "top of the code (dm = {size}), not this call's d_model. Read the sizes from the arrays given: a head's "
+        "width is the number of W_q's columns over n_heads.",
         values=[{"size": str(size)} for size in (64, 128, 256, 512)],
         line=r"\b{size}\b",
     ),
