@@ -23,7 +23,7 @@ from ..grade.plan import collect, hidden_summary
 from ..grade.reference import Reference
 from ..public import wire
 from ..public.compare import matches
-from ..public.probing import PROBES, Tolerance, error_kind
+from ..public.probing import PROBES, Tolerance, error_kind, raising_calls
 
 
 def _select(outputs: dict, keys) -> dict:
@@ -42,7 +42,8 @@ def visible_checks(assignment: Assignment, reference: Reference) -> list[dict]:
             outputs, error = catalogue.with_mistake(assignment, mistake).outputs(probe_id, case.inputs)
             entry = {"id": mistake.id, "target": mistake.target, "message": mistake.message}
             if error is not None:
-                mistakes.append({**entry, "error": error_kind(error)})
+                calls = sorted(raising_calls(error))
+                mistakes.append({**entry, "error": error_kind(error), **({"calls": calls} if calls else {})})
             elif not matches(outputs, expected, {key: tolerances[key] for key in keys}):
                 mistakes.append({**entry, "outputs": _select(outputs, keys)})
         meta, arrays = wire.pack(case.inputs)
@@ -104,8 +105,8 @@ def equivalent(old: dict, new: dict) -> bool:
         tolerances = PROBES[a["probe"]].tolerances
         if not _same_outputs(a["expected"], b["expected"], tolerances):
             return False
-        if [(m["id"], m.get("target"), m["message"], m.get("error")) for m in a["mistakes"]] != [
-            (m["id"], m.get("target"), m["message"], m.get("error")) for m in b["mistakes"]
+        if [(m["id"], m.get("target"), m["message"], m.get("error"), m.get("calls")) for m in a["mistakes"]] != [
+            (m["id"], m.get("target"), m["message"], m.get("error"), m.get("calls")) for m in b["mistakes"]
         ]:
             return False
         if not all(

@@ -82,14 +82,19 @@ def entry_text(mistake: Mistake) -> str:
 
 
 def append_entry(path: Path, text: str) -> None:
-    """Add the entry at the end of the MISTAKES list of the catalogue at path (an assignment's mistakes.py)."""
+    """Add the entry at the end of the last list the catalogue at path (an assignment's mistakes.py) puts into
+    MISTAKES (``MISTAKES = [...]`` or ``MISTAKES += [...]``)."""
     source = path.read_text(encoding="utf-8")
     lines = source.split("\n")
     closing = None
     for node in ast.parse(source).body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "MISTAKES" for t in node.targets):
-            if isinstance(node.value, ast.List) and node.value.end_lineno is not None:
-                closing = node.value.end_lineno - 1
+        targets = (
+            node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
+        )
+        if any(getattr(t, "id", None) == "MISTAKES" for t in targets):
+            value = getattr(node, "value", None)
+            if isinstance(value, ast.List) and value.end_lineno is not None:
+                closing = value.end_lineno - 1
     if closing is None or lines[closing].strip() != "]":
         raise KitError(f"{path}: cannot find the line that closes MISTAKES = [...]; add the entry by hand:\n{text}")
     updated = "\n".join(lines[:closing] + text.rstrip("\n").split("\n") + lines[closing:])

@@ -29,7 +29,7 @@ from ..config import GiB, GradingConfig
 from ..errors import KitError
 from ..public import trees, wire
 from ..public.carry import carried_note
-from ..public.loader import Entry, SubmissionError, find_entry, graded_calls
+from ..public.loader import Entry, SubmissionError, definitions, find_entry, graded_calls
 from ..public.probing import CALLS_ITS_CODE
 from ..public.selfcheck import calls_failing
 from ..public.selfcheck import judge as judge_visible
@@ -493,6 +493,7 @@ class Grader:
 
         hidden = [r for r in results if r.kind == "hidden"]
         failed = {r.name for r in hidden if not r.passed}
+        code = _definitions(entry, self.assignment.graded) if failed else {}
         named: dict[str, set[str]] = {}
         for name in callees_first(self.assignment):
             mine = [r for r in hidden if r.name == name]
@@ -500,7 +501,7 @@ class Grader:
             stood_in = frozenset(carried.get(name, ()))
             callees = tuple(n for n in self.assignment.graded if n in (called & failed) - stood_in)
             if name not in unstarted:
-                name_mistakes(self.assignment, name, mine, frozenset(callees), named, called, stood_in)
+                name_mistakes(self.assignment, name, mine, frozenset(callees), named, called, stood_in, code)
             named[name] = {m for r in mine for m in r.mistakes}
             if callees and name not in carried:
                 for failing in _first_failures([r for r in results if r.name == name]):
@@ -555,6 +556,14 @@ def _graded_calls(entry, graded: tuple[str, ...]) -> dict[str, set[str]]:
     """The graded names each graded name's source calls (loader.graded_calls); none where it cannot be read."""
     try:
         return graded_calls(entry, graded)
+    except (SubmissionError, OSError):
+        return {}
+
+
+def _definitions(entry, graded: tuple[str, ...]) -> dict[str, str]:
+    """The submission's code of each graded name, where a slip's line is looked for; nothing where it cannot be read."""
+    try:
+        return definitions(entry, graded)
     except (SubmissionError, OSError):
         return {}
 

@@ -11,6 +11,7 @@ PyTorch to judge a submission or to name its mistake.
 from __future__ import annotations
 
 import json
+import linecache
 import os
 import platform
 import sys
@@ -37,7 +38,9 @@ Outputs = tuple[dict[str, np.ndarray], "str | None"]
 
 
 def exec_source(source: str, filename: str, module_name: str) -> dict:
-    """Run a reference's source in a fresh module and return its namespace."""
+    """Run a reference's source in a fresh module and return its namespace. Its lines are known to
+    tracebacks (linecache), so that an error says which line raised it, as a student's does."""
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
     module = types.ModuleType(module_name)
     module.__file__ = filename
     exec(compile(source, filename, "exec"), module.__dict__)
@@ -52,11 +55,14 @@ class OutputStore:
         self.index: dict[str, list] = {}  # "<label> <call digest>" -> [{output: [array name, device]}, error]
         self.complete = False  # every mistake's outputs on the calls it can change are in
         self.new: dict[str, Outputs] = {}
+        self.notes: dict[str, object] = {}  # small JSON facts derived from the outputs (a mistake's failing cases)
+        self._notes_changed = False
         self._arrays = None
         self._opened_by = None
         try:
             stored = json.loads(path.with_suffix(".json").read_text())
             self.index, self.complete = stored["index"], stored["complete"]
+            self.notes = dict(stored.get("notes", {}))
         except (OSError, ValueError, KeyError, TypeError):
             pass
 
@@ -89,9 +95,17 @@ class OutputStore:
     def put(self, label: str, key: str, value: Outputs) -> None:
         self.new[f"{label} {key}"] = value
 
+    def note(self, key: str):
+        """A fact kept beside the outputs (None: not kept yet)."""
+        return self.notes.get(key)
+
+    def put_note(self, key: str, value) -> None:
+        self.notes[key] = value
+        self._notes_changed = True
+
     def save(self, complete: bool) -> None:
         """Write every stored output, old and new, to a new file, then rename it into place."""
-        if not self.new and complete == self.complete:
+        if not self.new and not self._notes_changed and complete == self.complete:
             return
         arrays: dict[str, np.ndarray] = {}
         index: dict[str, list] = {}
@@ -110,11 +124,14 @@ class OutputStore:
             with atomic_file(self.path, CACHE_MODE) as file:
                 np.savez(file, **arrays)  # type: ignore[arg-type]  # names are a0, a1...: never savez's allow_pickle
             write_atomically(
-                self.path.with_suffix(".json"), json.dumps({"index": index, "complete": complete}), CACHE_MODE
+                self.path.with_suffix(".json"),
+                json.dumps({"index": index, "complete": complete, "notes": self.notes}),
+                CACHE_MODE,
             )
         except OSError:
             return  # a grader that cannot write its cache grades all the same
         self.index, self.new, self.complete, self._opened_by = index, {}, complete, None
+        self._notes_changed = False
         prune(self.path)
 
 

@@ -269,16 +269,21 @@ def _trees(entry: Entry, defining: tuple[str, ...] = ()) -> list[ast.Module]:
     defining: only the sources that may define one of these names as a function or
     class (a notebook's other cells are most of its text, and parsing costs).
     """
+    return [tree for _, tree in _parsed(entry, defining)]
+
+
+def _parsed(entry: Entry, defining: tuple[str, ...] = ()) -> list[tuple[str, ast.Module]]:
+    """Each source of the submission with its syntax tree (as _trees)."""
     wanted = _defines_any(defining) if defining else None
-    trees = []
+    parsed = []
     for source in _sources(entry):
         if wanted is not None and not wanted.search(source):
             continue
         try:
-            trees.append(ast.parse(source))
+            parsed.append((source, ast.parse(source)))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
-    return trees
+    return parsed
 
 
 @functools.lru_cache(maxsize=16)
@@ -376,6 +381,33 @@ def graded_calls(entry: Entry, graded: tuple[str, ...]) -> dict[str, set[str]]:
             pending |= mentions.get(callee, set()) - found - {name}
         reached[name] = found
     return reached
+
+
+def definitions(entry: Entry, graded: tuple[str, ...]) -> dict[str, str]:
+    """The text of each graded name's last top-level definition, then that of the submission's
+    own helpers it names (top-level functions and classes that are not graded): where a
+    slip of that name may be written. Read without running anything."""
+    texts: dict[str, str] = {}
+    names: dict[str, set[str]] = {}
+    for source, tree in _parsed(entry):
+        lines = _LINE_BREAK.split(source)
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                texts[node.name] = _lines_of(lines, node)
+                names[node.name] = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return {
+        name: "\n".join([texts[name], *(texts[h] for h in sorted(names[name]) if h in texts and h not in graded)])
+        for name in graded
+        if name in texts
+    }
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # what the parser counts as a line's end (str.splitlines counts more)
+
+
+def _lines_of(lines: list[str], node: ast.stmt) -> str:
+    """The whole lines a top-level statement spans (ast.get_source_segment splits the source each call)."""
+    return "\n".join(lines[node.lineno - 1 : node.end_lineno])
 
 
 def _skipped(path: Path, root: Path) -> bool:

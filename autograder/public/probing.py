@@ -243,12 +243,56 @@ def describe_exception(error: BaseException) -> str:
 
 # The place describe_exception appends: " (in function, file, line 12: the line)".
 _WHERE = re.compile(r" \(in [^()]*?, line \d+(?::.*)?\)$")
+_QUOTED = re.compile(r" \(in (?:(\w+), )?[^()]*?, line \d+: (.*)\)$")
+_CALLED = re.compile(r"([A-Za-z_]\w*)\s*\(")
+_OPERATOR = re.compile(r"(?<![*/])([+*/@])(?![*/])")
+_BROADCASTING = ("must match the size of tensor", "could not be broadcast together")
+# Calls that do the same, by one name: building a tensor or an array, a softmax, a matrix product, arithmetic.
+_ALIASES = {
+    **dict.fromkeys(("LongTensor", "FloatTensor", "IntTensor", "BoolTensor", "Tensor", "as_tensor"), "tensor"),
+    **dict.fromkeys(("asarray", "asanyarray"), "array"),
+    "Softmax": "softmax",
+    **dict.fromkeys(("bmm", "mm", "dot", "@"), "matmul"),
+    **{"add": "+", "mul": "*", "multiply": "*", "div": "/", "divide": "/", "true_divide": "/"},
+}
+_KEYWORDS = frozenset({"if", "elif", "while", "for", "in", "not", "and", "or", "return", "lambda", "assert", "yield"})
 
 
 def error_kind(error: str) -> str:
     """An error's type and message without the place it was raised: the same mistake raises
     the same error in a student's file and in the kit's copy of the reference."""
     return _WHERE.sub("", error.strip())
+
+
+def raising_calls(error: str, with_function: bool = False) -> frozenset[str]:
+    """The functions and methods called on the line an error quotes (describe_exception's
+    "line 12: the line"), by their common name (LongTensor and tensor build the same tensor,
+    masked_fill_ is masked_fill in place), and the operators that may have raised it (@, and
+    +, * and / where the error is that shapes do not broadcast): what raised it, read the
+    same in a student's file and in the reference's. With
+    ``with_function``, the function that line is in as well (a student's own softmax helper).
+    None where the error quotes no line."""
+    quoted = _QUOTED.search(error.strip())
+    if quoted is None:
+        return frozenset()
+    function, line = quoted.groups()
+    code = line.split("  #", 1)[0]  # a comment says nothing of what raised
+    operators = set(_OPERATOR.findall(code))
+    if not any(words in error for words in _BROADCASTING):
+        operators &= {"@"}  # an arithmetic operator raises only where shapes do not broadcast
+    called = set(_CALLED.findall(code)) | operators | ({function} if with_function and function else set())
+    return frozenset(_ALIASES.get(name.rstrip("_"), name.rstrip("_")) for name in called if name) - _KEYWORDS
+
+
+def same_error(slip: str, student: str) -> bool:
+    """Whether a student's error is the one a slip of the reference raises: the same type and message,
+    raised by a line that calls some of the same functions (or in a function of the student's named after
+    one of them), where both errors quote their line. An IndexError of key.transpose(2, 3) is not one of
+    softmax(dim=3), though both say "Dimension out of range"."""
+    if error_kind(slip) != error_kind(student):
+        return False
+    theirs, mine = raising_calls(slip), raising_calls(student, with_function=True)
+    return not theirs or not mine or bool(theirs & mine)
 
 
 # The kit's own files: autograder/ in the kit, the in-memory modules of a self-check bundle.

@@ -10,7 +10,8 @@ The visible data (built by autograder/author/visible.py):
 
     {"assignment": name,
      "checks": [{name, title, probe, keys, inputs, arrays, expected,
-                 mistakes: [{id, target, message, outputs or error}], note (optional)}],
+                 mistakes: [{id, target, message, outputs or error (and calls: what the line
+                 that raised it calls)}], note (optional)}],
      "hidden": {name: {cases, titles}}}
 
 A check with a note only advises: where the outputs differ it passes all the same, and
@@ -46,7 +47,7 @@ from . import wire
 from .carry import Substitutes, carried_note
 from .compare import differences, matches
 from .loader import stub_raised
-from .probing import CALLS_ITS_CODE, PROBES, Implementation, error_kind, run_probe
+from .probing import CALLS_ITS_CODE, PROBES, Implementation, error_kind, raising_calls, run_probe
 from .replay import Recorded
 
 
@@ -247,6 +248,7 @@ def judge(
     not_done = bool(error) and stub_raised(problem) == name  # its own stub, not a called one's
     found = [m for m in found if only is None or m["id"] in only]
     named, look_alikes = attribute(name, found, lambda m: m.get("target", name), failing_callees)
+    named, look_alikes = _said_once(named), _said_once(look_alikes)  # one slip, stored as written two ways
     message = problem + shown_inputs(check)
     message += "".join(known_line(name, m.get("target", name), m["message"]) for m in named)
     message += "".join(
@@ -262,7 +264,7 @@ def _problem(check: dict, got: dict, error: str | None, device: str) -> tuple[st
     """What is wrong on one visible check (None: nothing), and the stored mistakes whose outputs (or error)
     are the student's."""
     if error:
-        return error, [m for m in check["mistakes"] if m.get("error") is not None and m["error"] == error_kind(error)]
+        return error, [m for m in check["mistakes"] if m.get("error") is not None and _same_raise(m, error)]
     probe = PROBES[check["probe"]]
     keys = check["keys"] or list(probe.tolerances)
     tolerances = {key: probe.tolerances[key] for key in keys}
@@ -294,6 +296,24 @@ def shown_inputs(check: dict) -> str:
         if isinstance(value, str) or (isinstance(value, list) and value and all(isinstance(v, str) for v in value))
     }
     return "".join(f"\n  the check's {key}: {value!r}" for key, value in texts.items())
+
+
+def _said_once(mistakes: list[dict]) -> list[dict]:
+    """The mistakes, the first of those with one message only."""
+    first: dict[str, dict] = {}
+    for mistake in mistakes:
+        first.setdefault(mistake["message"], mistake)
+    return [mistake for mistake in mistakes if first[mistake["message"]] is mistake]
+
+
+def _same_raise(mistake: dict, error: str) -> bool:
+    """Whether the student's error is the one a stored mistake raises: its type and message, raised by a line
+    that calls some of the same functions (or in a function of the student's named after one), where both
+    lines are known (``raising_calls``; probing's ``same_error`` for the grader)."""
+    if mistake["error"] != error_kind(error):
+        return False
+    mine, theirs = raising_calls(error, with_function=True), frozenset(mistake.get("calls", ()))
+    return not mine or not theirs or bool(mine & theirs)
 
 
 def _same_as(got: dict, outputs: dict, tolerances: dict) -> bool:

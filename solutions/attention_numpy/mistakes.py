@@ -300,3 +300,139 @@ MISTAKES = [
         "the same speed): divide with /, so that 2i / d_model grows from 0 towards 1 along the features.",
     ),
 ]
+
+# ---------------------------------------------------------------- families: one slip, several values
+# Each entry below stands for one mistake per value (autograder/grade/mistakes.py).
+
+LOOP = """    heads = []
+    for h in range(n_heads):
+        columns = slice(h * d_k, (h + 1) * d_k)  # this head's share of the features
+        heads.append(qkv_attention(x, W_q[:, columns], W_k[:, columns], W_v[:, columns]))  # (n, d_k)
+    return np.concatenate(heads, axis=-1) @ W_o  # (n, d_model)"""
+SPLIT_RIGHT = "(x @ W).reshape(n, n_heads, d_k).transpose(1, 0, 2)"
+SPLIT_STRAIGHT = "(x @ W).reshape(n_heads, n, d_k)"
+JOIN_RIGHT = "(weights @ v).transpose(1, 0, 2).reshape(n, n_heads * d_k)"
+
+
+def batched(split: str, weights: str, join: str) -> str:
+    """multi_head_attention's body in the batched-heads style: all heads at once, as one (n_heads, n, d_k) array."""
+    return (
+        "    n = x.shape[0]\n"
+        f"    q, k, v = ({split} for W in (W_q, W_k, W_v))\n"
+        "    scores = q @ k.transpose(0, 2, 1) / np.sqrt(d_k)\n"
+        f"{weights}"
+        f"    return {join} @ W_o"
+    )
+
+
+ROW_SOFTMAX = "    weights = softmax(scores, axis=-1)\n"
+
+MISTAKES += [
+    Mistake(
+        id="mha_heads_{name}_without_transpose",
+        target="multi_head_attention",
+        old=LOOP,
+        new="{body}",
+        message="{what} Head h holds columns h*d_k up to (h+1)*d_k - 1 of every token: reshape to (n, n_heads, d_k) "
+        "and put the heads first with transpose(1, 0, 2), then transpose back before reshaping to (n, d_model).",
+        values=[
+            {
+                "name": "split",
+                "body": batched(SPLIT_STRAIGHT, ROW_SOFTMAX, JOIN_RIGHT),
+                "what": "The projections are reshaped straight to (n_heads, n, d_k), which mixes tokens into heads.",
+            },
+            {
+                "name": "joined",
+                "body": batched(SPLIT_RIGHT, ROW_SOFTMAX, "(weights @ v).reshape(n, n_heads * d_k)"),
+                "what": "The heads, (n_heads, n, d_k), are reshaped straight to (n, d_model), which puts one head's "
+                "tokens side by side in a row instead of each token's heads.",
+            },
+        ],
+    ),
+    Mistake(
+        id="mha_weights_over_a_global_sum{name}",
+        target="multi_head_attention",
+        old=LOOP,
+        new="{body}",
+        message="The weights are exp(scores) divided by one sum over every head and every row (np.sum without an "
+        "axis{shift}): each query's weights over the keys must sum to 1, a softmax along the last axis, "
+        "softmax(scores, axis=-1).",
+        values=[
+            {
+                "name": "",
+                "shift": "",
+                "body": batched(SPLIT_RIGHT, "    weights = np.exp(scores) / np.sum(np.exp(scores))\n", JOIN_RIGHT),
+            },
+            {
+                "name": "_of_shifted_rows",
+                "shift": ", after each row's largest score is subtracted",
+                "body": batched(
+                    SPLIT_RIGHT,
+                    "    shifted = np.exp(scores - scores.max(axis=-1, keepdims=True))\n    weights = shifted / np.sum(shifted)\n",
+                    JOIN_RIGHT,
+                ),
+            },
+        ],
+        line=r"np\.sum\(\s*[\w.()\s-]+\)(?!\s*,\s*axis)",
+    ),
+    Mistake(
+        id="mha_head_size_from_a_global_{size}",
+        target="multi_head_attention",
+        old="heads.append(qkv_attention(x, W_q[:, columns], W_k[:, columns], W_v[:, columns]))",
+        new="heads.append(qkv_attention(x, W_q[:, columns] * np.sqrt(d_k / ({size} / n_heads)), W_k[:, columns], W_v[:, columns]))",
+        message="Each head's scores are divided by sqrt({size} / n_heads): a model size of {size} set once at the "
+        "top of the code (dm = {size}), not this call's d_model. Read the sizes from the arrays given: a head's "
+        "width is the number of W_q's columns over n_heads.",
+        values=[{"size": str(size)} for size in (64, 128, 256, 512)],
+        line=r"\b{size}\b",
+    ),
+    Mistake(
+        id="mha_input_added",
+        target="multi_head_attention",
+        old="return np.concatenate(heads, axis=-1) @ W_o  # (n, d_model)",
+        new="return np.concatenate(heads, axis=-1) @ W_o + x",
+        message="The input x is added to the output (a residual connection, which belongs to the block around the "
+        "attention, not to the attention itself): return concat(heads) @ W_o.",
+        line=r"@\s*W_o\s*\+|\+\s*x\s*$",
+    ),
+    Mistake(
+        id="qkv_weights_over_a_global_sum",
+        target="qkv_attention",
+        old="return softmax(scores, axis=-1) @ v  # (n, d_v)",
+        new="return softmax(scores, axis=None) @ v",
+        message="The softmax normalises the whole score matrix at once (axis=None, or a softmax whose axis "
+        "defaults to None): each query's weights over the keys must sum to 1, softmax(scores, axis=-1).",
+        line=r"axis\s*=\s*None",
+    ),
+    Mistake(
+        id="softmax_divided_by_the_whole_sum",
+        target="softmax",
+        old="return exponentials / np.sum(exponentials, axis=axis, keepdims=True)",
+        new="return exponentials / np.sum(exponentials)",
+        message="The exponentials are divided by the sum of the whole array (np.sum without an axis), though the "
+        "largest entry is subtracted along `axis`: sum along `axis` with keepdims=True too, so that each slice "
+        "sums to 1.",
+        line=r"np\.sum\([^,()]*\)|\.sum\(\s*\)",
+    ),
+    Mistake(
+        id="positional_frequencies_with_{log}",
+        target="positional_encoding",
+        old="angle = position / 10000 ** (two_i / d_model)",
+        new="angle = position * np.exp(two_i * -(np.{log}(10000.0) / d_model))",
+        message="The frequencies are exp(-2i * {log}(10000) / d_model): np.{log} is not the natural logarithm, so "
+        "the table's frequencies are those of another base than 10000. Use np.log: "
+        "exp(-2i * log(10000) / d_model) = 1 / 10000^(2i/d_model).",
+        values=[{"log": "log10"}, {"log": "log2"}],
+        line=r"{log}\(",
+    ),
+    Mistake(
+        id="positional_cosine_of_the_next_pair",
+        target="positional_encoding",
+        old="pe[:, 1::2] = np.cos(angle)",
+        new="pe[:, 1::2] = np.cos(position / 10000 ** ((two_i + 2) / d_model))",
+        message="The cosine of column 2i+1 takes the next pair's frequency, 10000^(2(i+1)/d_model) (what "
+        "2 * ceil(k / 2) gives for an odd column k): both columns of a pair share 10000^(2i/d_model), "
+        "2 * (k // 2) for column k.",
+        line=r"ceil",
+    ),
+]

@@ -315,3 +315,53 @@ MISTAKES = [
         "attended to, and False the padding (the convention of MultiHeadAttention's mask). Pass the mask as it is.",
     ),
 ]
+
+# ---------------------------------------------------------------- families: one slip, several values
+# Each entry below stands for one mistake per value (autograder/grade/mistakes.py).
+
+MISTAKES += [
+    Mistake(
+        id="layernorm_default_eps_{name}",
+        target="LayerNorm",
+        old="def __init__(self, d_model, eps=1e-5):",
+        new="def __init__(self, d_model, eps={eps}):",
+        message="LayerNorm's default eps is {eps} ({where}): the contract's default, like nn.LayerNorm's, is "
+        "eps=1e-5, and SublayerConnection builds LayerNorm(d_model) with the default, so every norm of the layer "
+        "uses it. Make the default eps=1e-5.",
+        values=[
+            {
+                "name": "1e_6",
+                "eps": "1e-6",
+                "where": "as code that builds nn.LayerNorm(d_model, eps=1e-6) has it",
+                "pattern": r"(1e-0*6|10\s*\*\*\s*-6)",
+            },
+            {"name": "1e_12", "eps": "1e-12", "where": "BERT's value", "pattern": r"1e-12"},
+        ],
+        line=r"eps\s*(:\s*float\s*)?=\s*{pattern}",
+    ),
+    Mistake(
+        id="ffn_dropout_never_built",
+        target="PositionwiseFeedForward",
+        old="""        self.dropout = nn.Dropout(p=dropout)
+        ### END SOLUTION
+
+    def forward(self, x):
+        ### BEGIN SOLUTION
+        hidden = self.dropout(torch.relu(self.w_1(x)))""",
+        new="""        ### END SOLUTION
+
+    def forward(self, x):
+        ### BEGIN SOLUTION
+        hidden = torch.relu(self.w_1(x))""",
+        message="The feed-forward network has no dropout: build self.dropout = nn.Dropout(dropout) and apply it to "
+        "the hidden layer, w_2(dropout(relu(w_1(x)))) (it acts in training only).",
+    ),
+    Mistake(
+        id="encoder_feed_forward_given_the_layer_input",
+        target="EncoderLayer",
+        old="x = self.sublayer[0](x, lambda y: self.self_attn(y, y, y, mask)[0])  # (batch, seq, d_model)\n        return self.sublayer[1](x, self.feed_forward)",
+        new="attended = self.sublayer[0](x, lambda y: self.self_attn(y, y, y, mask)[0])\n        return self.sublayer[1](x, self.feed_forward)",
+        message="The feed-forward sublayer is given the layer's input, not what the attention sublayer returned: "
+        "the attention's result is thrown away. Feed sublayer[1] the output of sublayer[0].",
+    ),
+]

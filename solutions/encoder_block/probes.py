@@ -120,6 +120,14 @@ def layer_norm_eps(impl, d_model, eps):
     return {"eps": np.float64(value) if isinstance(value, (int, float)) else np.float64(np.nan)}
 
 
+@probe(eps=EXACT)
+def layer_norm_default_eps(impl, d_model):
+    """The eps a LayerNorm built without one keeps as self.eps (nan where it keeps none): its default, which
+    every LayerNorm(d_model) of SublayerConnection uses."""
+    value = getattr(module(impl, "LayerNorm", d_model), "eps", None)
+    return {"eps": np.float64(value) if isinstance(value, (int, float)) else np.float64(np.nan)}
+
+
 @probe(weight=EXACT, bias=EXACT)
 def layer_norm_start(impl, d_model):
     """A new LayerNorm's weight and bias, both registered parameters: ones and zeros, exact in every float type."""

@@ -72,6 +72,12 @@ VISIBLE = [
     Visible(
         "LayerNorm", "keeps the eps given as self.eps (eps=0.001)", probes.layer_norm_eps, {"d_model": 3, "eps": 1e-3}
     ),
+    Visible(
+        "LayerNorm",
+        "keeps eps=1e-5 when built without one (nn.LayerNorm's default)",
+        probes.layer_norm_default_eps,
+        {"d_model": 3},
+    ),
     Visible("LayerNorm", "starts with weight 1 and bias 0", probes.layer_norm_start, {"d_model": 3}),
     Visible(
         "LayerNorm",

@@ -164,7 +164,8 @@ MISTAKES = [
         target="scaled_dot_product_attention",
         old='scores = scores.masked_fill(mask == 0, float("-inf"))',
         new="scores = scores.masked_fill(mask == 0, 0.0)",
-        message="Blocked scores are set to 0, which still gets weight after the softmax: set them to -inf (or a very large negative number).",
+        message="Blocked scores are set to 0 (or to a number close to it, such as -1e-9, or multiplied by the mask), "
+        "which still gets weight after the softmax: set them to -inf (or a very large negative number, -1e9).",
     ),
     Mistake(
         id="dropout_after_values",
@@ -526,6 +527,7 @@ MISTAKES = [
         new="attn_probs = nn.functional.softmax(scores)",
         message="softmax is called without dim, so PyTorch picks one (with a warning): dim 0 (the batch) of 3-D scores, "
         "dim 1 (the heads) of 4-D ones, and the rows do not sum to 1. Say dim=-1, the keys.",
+        line=r"[sS]oftmax\(\s*[\w.]*\s*\)",
     ),
     Mistake(
         id="mask_after_softmax",
@@ -647,4 +649,456 @@ MISTAKES = [
         message="self.dropout never reaches the attention weights: the layer calls scaled_dot_product_attention "
         "without it. Pass it on, scaled_dot_product_attention(Q, K, V, mask, self.dropout).",
     ),
+]
+
+# ---------------------------------------------------------------- families: one slip, several values
+# Each entry below stands for one mistake per value (autograder/grade/mistakes.py): the kit names the
+# member whose behaviour is the student's, and quotes the student's line where `line` finds it.
+
+QUERY, KEY, VALUE = r"(query|q|Q|x)", r"(key|k|K)", r"(value|v|V)"
+SPLITS = {
+    "query": ("Q", "Wq", QUERY),
+    "key": ("K", "Wk", KEY),
+    "value": ("V", "Wv", VALUE),
+}
+
+
+def _split(input_: str) -> str:
+    """The reference's line splitting one projected input into heads."""
+    letter, weight, _ = SPLITS[input_]
+    return f"{letter} = split_heads(self.{weight}({input_}), self.n_heads)"
+
+
+MISTAKES += [
+    Mistake(
+        id="softmax_over_dim_{name}",
+        target="scaled_dot_product_attention",
+        old="attn_probs = scores.softmax(dim=-1)",
+        new="attn_probs = scores.softmax(dim={dim})",
+        message="The softmax runs over dim={dim}: {what}, so the rows (each query's weights over the keys) do not "
+        "all sum to 1. Use dim=-1, the keys, whatever the number of leading axes.",
+        values=[
+            {"name": "0", "dim": "0", "what": "the batch, whatever the number of axes"},
+            {
+                "name": "2",
+                "dim": "2",
+                "what": "the keys of 3-D scores (batch, q_len, k_len) but the queries of 4-D ones "
+                "(batch, heads, q_len, k_len)",
+            },
+            {"name": "minus_3", "dim": "-3", "what": "the batch of 3-D scores and the heads of 4-D ones"},
+        ],
+        line=r"softmax\(.*\bdim\s*=\s*{dim}\b",
+    ),
+    Mistake(
+        id="attention_{name}",
+        target="scaled_dot_product_attention",
+        old="scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)",
+        new="scores = query @ key.transpose(-2, -1){scale}",
+        message="{what}: divide Q K^T by sqrt(d_k), d_k being the width of these queries, query.size(-1).",
+        values=[
+            {
+                "name": "multiplied_by_sqrt_d_k",
+                "scale": " * math.sqrt(d_k)",
+                "what": "The scores are multiplied by sqrt(d_k)",
+            },
+            {
+                "name": "scaled_by_sqrt_d_v",
+                "scale": " / math.sqrt(value.size(-1))",
+                "what": "The scores are divided by sqrt(d_v), the width of the values: it differs from d_k where the "
+                "values are wider or narrower than the keys",
+            },
+            *(
+                {
+                    "name": f"scaled_by_sqrt_{c}",
+                    "scale": f" / math.sqrt({c})",
+                    "what": f"The scores are divided by sqrt({c}) = {c**0.5:g}, a fixed number (a d_k, d_model or "
+                    "head count set once at the top of the code), right only where the queries have that width",
+                }
+                for c in (8, 16, 32, 64, 128, 256, 512)
+            ),
+        ],
+    ),
+    Mistake(
+        id="attention_{name}",
+        target="scaled_dot_product_attention",
+        old="    d_k = query.size(-1)\n    scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)",
+        new="{code}",
+        message="{what} The contract's inputs have any number of leading axes: (batch, q_len, d_k) too.",
+        values=[
+            {
+                "name": "unpacks_four_sizes",
+                "code": "    batch, heads, q_len, d_k = query.size()\n    scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)",
+                "what": "The inputs are unpacked into four sizes (batch, heads, length, d_k = k.size()), so 3-D inputs "
+                "raise: read d_k from the last axis alone, query.size(-1).",
+            },
+            {
+                "name": "scaled_by_heads_times_d_k",
+                "code": "    batch, heads, q_len, d_k = query.size()\n    scores = query @ key.transpose(-2, -1) / math.sqrt(heads * d_k)",
+                "what": "The scores are divided by sqrt(heads * d_k), that is sqrt(d_model): each head's queries have "
+                "d_k features, so divide by sqrt(d_k), query.size(-1); and the four sizes unpacked make 3-D inputs raise.",
+            },
+            {
+                "name": "key_viewed_as_transposed",
+                "code": "    batch, heads, k_len, d_k = key.size()\n    scores = query @ key.view(batch, heads, d_k, k_len) / math.sqrt(d_k)",
+                "what": "K^T is made with view(batch, heads, d_k, length), which reads the same numbers in another "
+                "shape but does not swap the axes: use key.transpose(-2, -1); and the four sizes unpacked make 3-D "
+                "inputs raise.",
+            },
+        ],
+        line=r"^\s*\w+\s*,\s*\w+\s*,\s*\w+\s*,\s*\w+\s*=\s*\w+\.(size\(\)|shape)",
+    ),
+    Mistake(
+        id="attention_key_{name}",
+        target="scaled_dot_product_attention",
+        old="scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)",
+        new="scores = query @ {key_t} / math.sqrt(d_k)",
+        message="K^T is {key_t}, {what}. Swap the last two axes whatever the number of leading ones: "
+        "key.transpose(-2, -1).",
+        values=[
+            {
+                "name": "transposed_2_3",
+                "key_t": "key.transpose(2, 3)",
+                "what": "the last two axes of 4-D keys only: 3-D keys (batch, k_len, d_k) have no axis 3",
+                "pattern": r"transpose\(\s*(2\s*,\s*3|3\s*,\s*2)\s*\)",
+            },
+            {
+                "name": "transposed_1_2",
+                "key_t": "key.transpose(1, 2)",
+                "what": "the last two axes of 3-D keys only: on 4-D keys (batch, heads, k_len, d_k) it swaps the heads "
+                "and the keys",
+                "pattern": r"transpose\(\s*(1\s*,\s*2|2\s*,\s*1)\s*\)",
+            },
+            {
+                "name": "permuted_0_2_1",
+                "key_t": "key.permute(0, 2, 1)",
+                "what": "right for 3-D keys only: 4-D keys need four axes in permute",
+                "pattern": r"permute\(\s*0\s*,\s*2\s*,\s*1\s*\)",
+            },
+            {
+                "name": "permuted_0_1_3_2",
+                "key_t": "key.permute(0, 1, 3, 2)",
+                "what": "right for 4-D keys only: 3-D keys have three axes",
+                "pattern": r"permute\(\s*0\s*,\s*1\s*,\s*3\s*,\s*2\s*\)",
+            },
+        ],
+        line="{pattern}",
+    ),
+    Mistake(
+        id="mask_{name}",
+        target="scaled_dot_product_attention",
+        old='scores = scores.masked_fill(mask == 0, float("-inf"))',
+        new="scores = {code}",
+        message="{what}",
+        values=[
+            {
+                "name": "inverted_with_a_large_negative",
+                "code": "scores.masked_fill(mask != 0, -1e9)",
+                "what": "The mask is inverted: the keys where the mask is 1 (True) get -1e9, so the keys that count are "
+                "the blocked ones. Block where the mask is 0 (False): masked_fill(mask == 0, -1e9).",
+                "pattern": r"masked_fill_?\(.*mask\s*(!=\s*0|==\s*1|\.bool\(\))",
+            },
+            {
+                "name": "as_masked_fills_own_with_a_large_negative",
+                "code": "scores.masked_fill(mask, -1e9)",
+                "what": "masked_fill(mask, -1e9) blocks the keys where the mask is True (the convention of "
+                "nn.MultiheadAttention's key_padding_mask and of some tutorials), and refuses a 0/1 integer mask: "
+                "here the mask is True (or 1) where attending is ALLOWED. Block where it is 0 or False: "
+                "masked_fill(mask == 0, -1e9).",
+                "pattern": r"masked_fill_?\(\s*\w*mask\s*,",
+            },
+            {
+                "name": "added_to_the_scores",
+                "code": "scores + mask",
+                "what": "The mask is added to the scores: an allowed key (True, 1) gains 1 and a blocked one (False, 0) "
+                "nothing, so no key is blocked. Block with masked_fill(mask == 0, float('-inf')), or add a mask of 0 "
+                "(allowed) and -inf (blocked) made from it.",
+                "pattern": r"\+\s*\w*mask\b\s*($|\)|#)",
+            },
+            {
+                "name": "times_a_large_negative_added",
+                "code": "scores + mask * -1e9",
+                "what": "scores + mask * -1e9 blocks the keys where the mask is 1 (True): TensorFlow's convention, "
+                "where 1 means blocked. Here the mask is True (1) where attending is allowed: add (mask == 0) * -1e9, "
+                "or use masked_fill(mask == 0, float('-inf')).",
+                "pattern": r"mask\s*\*\s*-\s*1e|-\s*1e\d*\s*\*\s*\w*mask",
+            },
+            {
+                "name": "subtracted_from_one",
+                "code": "scores + (1.0 - mask) * -10000.0",
+                "what": "(1.0 - mask) * -10000.0 (Hugging Face's extended attention mask) fails on a bool mask, which "
+                "the contract's masks are: PyTorch refuses `-` with a bool tensor. Use masked_fill(mask == 0, "
+                "float('-inf')), right for bool and 0/1 masks alike.",
+                "pattern": r"1(\.0*)?\s*-\s*\w*mask",
+            },
+        ],
+        line="{pattern}",
+    ),
+    Mistake(
+        id="attention_scaled_after_the_softmax",
+        target="scaled_dot_product_attention",
+        old='scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)  # (..., q_len, k_len)\n    if mask is not None:\n        scores = scores.masked_fill(mask == 0, float("-inf"))\n    attn_probs = scores.softmax(dim=-1)',
+        new='scores = query @ key.transpose(-2, -1)  # (..., q_len, k_len)\n    if mask is not None:\n        scores = scores.masked_fill(mask == 0, float("-inf"))\n    attn_probs = scores.softmax(dim=-1) / math.sqrt(d_k)',
+        message="The scale comes after the softmax (the weights are divided by sqrt(d_k)): the softmax sees "
+        "unscaled scores and the weights no longer sum to 1. Divide Q K^T by sqrt(d_k) before the mask and "
+        "the softmax.",
+        line=r"softmax\(.*\)\s*/",
+    ),
+    Mistake(
+        id="attention_dropout_on_the_scores",
+        target="scaled_dot_product_attention",
+        old="attn_probs = scores.softmax(dim=-1)  # (..., q_len, k_len)\n    weights = attn_probs if dropout is None else dropout(attn_probs)",
+        new="scores = scores if dropout is None else dropout(scores)\n    attn_probs = scores.softmax(dim=-1)  # (..., q_len, k_len)\n    weights = attn_probs",
+        message="Dropout acts on the scores, before the softmax: a dropped score becomes 0, which still gets "
+        "weight, and the weights returned carry the dropout. Apply dropout to the weights after the softmax, "
+        "dropout(attn_probs) @ value, and return attn_probs as they were before dropout.",
+    ),
+    Mistake(
+        id="mha_{input}_not_projected",
+        target="MultiHeadAttention",
+        old="{right}",
+        new="{letter} = split_heads({input}, self.n_heads)",
+        message="The {input} goes to the heads without its projection: self.{weight} is built but never applied "
+        "to it. Split self.{weight}({input}) into heads.",
+        values=[
+            {"input": input_, "right": _split(input_), "letter": letter, "weight": weight}
+            for input_, (letter, weight, _) in SPLITS.items()
+        ],
+    ),
+    Mistake(
+        id="mha_{input}_projected_with_{weight}",
+        target="MultiHeadAttention",
+        old="{right}",
+        new="{letter} = split_heads(self.{weight}({input}), self.n_heads)",
+        message="The {input} is projected with self.{weight}, the {owner}'s weights: each input has its own "
+        "projection, Wq for the query, Wk for the key, Wv for the value.",
+        values=[
+            {
+                "input": input_,
+                "right": _split(input_),
+                "letter": SPLITS[input_][0],
+                "weight": weight,
+                "owner": owner,
+                "pattern": rf"\.{weight}\(\s*{SPLITS[input_][2]}\s*\)",
+            }
+            for input_ in SPLITS
+            for owner, (_, weight, _) in SPLITS.items()
+            if owner != input_
+        ],
+        line="{pattern}",
+    ),
+    Mistake(
+        id="mha_{name}_from_the_{input}",
+        target="MultiHeadAttention",
+        old="{right}",
+        new="{letter} = split_heads(self.{weight}({input}), self.n_heads)",
+        message="The {name} are computed from the {input} argument: project {own} with {weight} (in "
+        "cross-attention the query, the key and the value differ).",
+        values=[
+            {
+                "name": {"query": "queries", "key": "keys", "value": "values"}[own],
+                "own": own,
+                "input": input_,
+                "right": _split(own),
+                "letter": SPLITS[own][0],
+                "weight": SPLITS[own][1],
+                "pattern": rf"\.{SPLITS[own][1]}\(\s*{SPLITS[input_][2]}\s*\)",
+            }
+            for own in SPLITS
+            for input_ in SPLITS
+            if input_ != own
+        ],
+        line="{pattern}",
+    ),
+    Mistake(
+        id="mha_arguments_in_another_order",
+        target="MultiHeadAttention",
+        old="    def forward(self, query, key, value, mask=None):",
+        new="    def forward(self, key, value, query, mask=None):",
+        message="forward takes its inputs in another order (key, value, query, as in code whose layer is called "
+        "that way): the contract calls layer(query, key, value, mask), so in cross-attention each input is "
+        "projected as another. Take (query, key, value, mask), in that order.",
+        line=r"def forward\(\s*self\s*,\s*(?!q|x)",
+    ),
+    Mistake(
+        id="mha_mask_{name}",
+        target="MultiHeadAttention",
+        old="A, attn_probs = scaled_dot_product_attention(Q, K, V, mask, self.dropout){rest}",
+        new="A, attn_probs = scaled_dot_product_attention(Q, K, V, None if mask is None else mask.unsqueeze(1){more}, self.dropout){joined}",
+        message="The layer adds an axis to the mask ({how}, from code written for 3-D masks): the masks given here "
+        "are already 4-D, (batch or 1, 1, q_len or 1, k_len), so {what}. Pass the mask on as it is.",
+        values=[
+            {
+                "name": "repeated_per_head",
+                "rest": "",
+                "more": ".repeat(1, self.n_heads, 1, 1)",
+                "joined": "",
+                "how": "mask.unsqueeze(1).repeat(1, n_heads, 1, 1)",
+                "what": "repeat is given fewer sizes than the mask has axes and refuses it",
+            },
+            {
+                "name": "expanded_per_head",
+                "rest": "",
+                "more": ".expand(-1, self.n_heads, -1, -1)",
+                "joined": "",
+                "how": "mask.unsqueeze(1).expand(-1, n_heads, -1, -1)",
+                "what": "expand is given fewer sizes than the mask has axes and refuses it",
+            },
+            {
+                "name": "unsqueezed_then_joined_by_length",
+                "rest": "\n        return self.Wo(combine_heads(A)), attn_probs",
+                "more": "",
+                "joined": "\n        return self.Wo(A.transpose(1, 2).reshape(query.size(0), query.size(1), -1)), attn_probs",
+                "how": "mask.unsqueeze(1)",
+                "what": "the scores become 5-D, and the heads joined into (batch, q_len, -1) are too wide for Wo",
+            },
+        ],
+        line=r"mask\.unsqueeze\(1\)|mask\[:,\s*None",
+    ),
+    Mistake(
+        id="mha_output_dropped_by_self_dropout",
+        target="MultiHeadAttention",
+        old="return self.Wo(combine_heads(A)), attn_probs",
+        new="return self.dropout(self.Wo(combine_heads(A))), attn_probs",
+        message="self.dropout acts on the layer's output too, after Wo (as some layers' residual dropout does): "
+        "in this layer it acts on the attention weights only, inside the attention. Remove the dropout after Wo.",
+        line=r"dropout\(\s*self\.\w*[oO]\w*\(",
+    ),
+    Mistake(
+        id="mha_heads_split_without_transpose",
+        target="MultiHeadAttention",
+        old="Q = split_heads(self.Wq(query), self.n_heads)  # (batch, n_heads, q_len, d_key)\n        K = split_heads(self.Wk(key), self.n_heads)  # (batch, n_heads, k_len, d_key)\n        V = split_heads(self.Wv(value), self.n_heads)",
+        new="d_key = query.size(-1) // self.n_heads\n        Q = self.Wq(query).reshape(query.size(0), self.n_heads, -1, d_key)\n        K = self.Wk(key).reshape(key.size(0), self.n_heads, -1, d_key)\n        V = self.Wv(value).reshape(value.size(0), self.n_heads, -1, d_key)",
+        message="The layer reshapes the projections straight to (batch, n_heads, seq, d_key) (a view or reshape "
+        "without the transpose), which mixes tokens into heads: reshape to (batch, seq, n_heads, d_key) first, "
+        "then swap axes 1 and 2, as split_heads does.",
+    ),
+    Mistake(
+        id="mha_heads_joined_without_transpose",
+        target="MultiHeadAttention",
+        old="return self.Wo(combine_heads(A)), attn_probs",
+        new="return self.Wo(A.reshape(query.size(0), -1, query.size(-1))), attn_probs",
+        message="The layer joins the heads by reshaping (batch, n_heads, q_len, d_key) straight to (batch, q_len, "
+        "d_model), without moving the head axis back: transpose to (batch, q_len, n_heads, d_key) first, as "
+        "combine_heads does.",
+    ),
+    Mistake(
+        id="embeddings_divided_by_sqrt_d_model",
+        target="Embeddings",
+        old="return self.lut(x) * math.sqrt(self.d_model)",
+        new="return self.lut(x) / math.sqrt(self.d_model)",
+        message="The embeddings are divided by sqrt(d_model): the scale multiplies, lut(x) * sqrt(d_model).",
+        line=r"/\s*(math\.|np\.|torch\.)?sqrt",
+    ),
+    Mistake(
+        id="embeddings_padding_idx_1",
+        target="Embeddings",
+        old="self.lut = nn.Embedding(vocab_size, d_model)",
+        new="self.lut = nn.Embedding(vocab_size, d_model, padding_idx=1)",
+        message="The table is built with padding_idx=1: the row of that id (here '<unk>') never gets a gradient, "
+        "so it is never trained. The contract's lut is a plain nn.Embedding(vocab_size, d_model).",
+        line=r"padding_idx",
+    ),
+    Mistake(
+        id="positional_frequencies_with_{log}",
+        target="PositionalEncoding",
+        old="angle = position / 10000 ** (two_i / d_model)",
+        new="angle = position * torch.exp(two_i * -(math.{log}(10000.0) / d_model))",
+        message="The frequencies are exp(-2i * {log}(10000) / d_model): math.{log} is not the natural logarithm, "
+        "so the table's frequencies are those of another base than 10000. Use math.log: "
+        "exp(-2i * log(10000) / d_model) = 1 / 10000^(2i/d_model).",
+        values=[{"log": "log10"}, {"log": "log2"}],
+        line=r"{log}\(",
+    ),
+    Mistake(
+        id="positional_cosine_of_the_next_pair",
+        target="PositionalEncoding",
+        old="pe[:, 1::2] = torch.cos(angle)",
+        new="pe[:, 1::2] = torch.cos(position / 10000 ** ((two_i + 2) / d_model))",
+        message="The cosine of feature 2i+1 takes the next pair's frequency, 10000^(2(i+1)/d_model) (what "
+        "2 * ceil(k / 2) gives for an odd column k): both features of a pair share 10000^(2i/d_model), "
+        "2 * (k // 2) for column k.",
+        line=r"ceil",
+    ),
+    Mistake(
+        id="positional_positions_taken_from_one",
+        target="PositionalEncoding",
+        old="return self.dropout(x + self.pe[:, : x.size(1)])",
+        new="return self.dropout(x + self.pe[:, 1 : x.size(1) + 1])",
+        message="The table's rows added start at position 1 (pe[:, 1:seq + 1], as code that numbers the tokens "
+        "from 1 does): the first token is at position 0, row 0 of the table. Add pe[:, :seq].",
+        line=r"\[\s*:\s*,\s*1\s*:",
+    ),
+    Mistake(
+        id="positional_sliced_by_the_batch{name}",
+        target="PositionalEncoding",
+        old="return self.dropout(x + self.pe[:, : x.size(1)])",
+        new="return self.dropout(x + self.pe{slice})",
+        message="{what} Here x is batch first, (batch, seq, d_model): add pe[:, :x.size(1)].",
+        values=[
+            {
+                "name": "",
+                "slice": "[:, : x.size(0)]",
+                "what": "The table is sliced by x.size(0), the batch size (code written for sequence-first inputs, "
+                "(seq, batch, d_model), reads the length from axis 0).",
+            },
+            {
+                "name": "_on_its_first_axis",
+                "slice": "[: x.size(0)]",
+                "what": "pe[:x.size(0)] slices the table's first axis, which has one row here, so all max_length "
+                "positions are added (PyTorch's tutorial keeps its table as (max_len, 1, d_model), sequence first; "
+                "here it is (1, max_length, d_model)).",
+            },
+        ],
+        line=r"(size\(0\)|shape\[0\])",
+    ),
+    Mistake(
+        id="positional_added_in_place",
+        target="PositionalEncoding",
+        old="return self.dropout(x + self.pe[:, : x.size(1)])",
+        new="x += self.pe[:, : x.size(1)]\n        return self.dropout(x)",
+        message="The table is added in place (x += pe), which changes the tensor the caller passed in: the "
+        "caller still holds it (the embeddings, used again for a residual or their gradients). Return "
+        "x + pe[:, :seq], a new tensor.",
+        line=r"\+=",
+    ),
+    Mistake(
+        id="encode_never_cuts",
+        target="encode",
+        old="length = max_length if max_length is not None else max(len(row) for row in ids)",
+        new="length = max([max_length or 0] + [len(row) for row in ids])",
+        message="Rows longer than max_length are not cut: the rows are padded up to max_length, but a text longer "
+        "than it makes the whole batch as long as that text. Cut each row to its first max_length ids, then pad.",
+    ),
+    Mistake(
+        id="vocab_in_set_order",
+        target="build_vocab",
+        old="words = sorted({token for text in texts for token in tokenize(text)})",
+        new="words = sorted({token for text in texts for token in tokenize(text)}, reverse=True)",
+        message="The words are numbered in an order of their own, not sorted: a set (or a dict made from one) "
+        "gives its words in an order that changes from run to run, so the ids do too. Sort the unique tokens, "
+        "then give them ids 2, 3, ... in that order.",
+        line=r"set\(|enumerate\(\s*\{",
+        unordered=("words",),
+    ),
+]
+
+
+# The softmax slips again, in code that blocks keys with -1e9 rather than -inf: the two give the same
+# weights but where a slice the softmax runs over is blocked whole (a padding mask's column, when the
+# softmax runs over the queries), which -inf makes nan and -1e9 uniform.
+FILL = 'scores = scores.masked_fill(mask == 0, float("-inf"))\n    '
+MISTAKES += [
+    Mistake(
+        id=f"{slip.id}_masking_with_minus_1e9",
+        target=slip.target,
+        old=FILL + slip.old,
+        new=FILL.replace('float("-inf")', "-1e9") + slip.new,
+        message=slip.message,
+        line=slip.line,
+    )
+    for entry in list(MISTAKES)
+    for slip in entry.members()
+    if slip.target == "scaled_dot_product_attention"
+    and slip.old == "attn_probs = scores.softmax(dim=-1)"
+    and slip.id not in ("softmax_dim_3", "softmax_over_d_k")  # over the keys wherever a mask is given
 ]

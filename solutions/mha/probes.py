@@ -114,6 +114,16 @@ def positional_encoding(impl, d_model, max_length, x):
     return outputs
 
 
+@probe(input_kept=EXACT)
+def positional_encoding_input_kept(impl, d_model, max_length, x):
+    """Whether the tensor given to forward holds its values afterwards: the caller's embeddings."""
+    layer = module(impl, "PositionalEncoding", d_model, dropout=0.0, max_length=max_length)
+    layer.eval()
+    given = impl.tensor(x)
+    layer(given)
+    return {"input_kept": np.bool_(np.array_equal(plain(given), np.asarray(x, dtype=np.float32)))}
+
+
 @probe(table=LONG_POSITIONS)
 def positional_encoding_default_table(impl, d_model):
     import torch

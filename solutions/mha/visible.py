@@ -125,6 +125,12 @@ VISIBLE = [
     ),
     Visible(
         "PositionalEncoding",
+        "leaves the tensor it is given unchanged (x + pe, not x += pe)",
+        probes.positional_encoding_input_kept,
+        {"d_model": 4, "max_length": 6, "x": normal(1015, 1, 5, 4)},
+    ),
+    Visible(
+        "PositionalEncoding",
         "in train mode, drops some of x + pe and scales the rest by 1 / (1 - p)",
         probes.positional_encoding_train_mode,
         {"d_model": 6, "max_length": 12, "x": normal(1014, 2, 10, 6), "p": 0.5},

@@ -9,7 +9,7 @@ import pytest
 from autograder.assignments import discover
 from autograder.grade import reference
 from autograder.grade.reference import CACHE_MODE, KEEP, OutputStore, Reference, exec_source, store_of
-from autograder.public import wire
+from autograder.public import probing, wire
 
 NUMPY = discover()["attention_numpy"]
 SOFTMAX = NUMPY.module("probes").softmax.probe_id
@@ -112,3 +112,26 @@ def test_one_store_per_assignment_state_in_a_process():
     """Do two graders of one assignment in one process share one store, named under build/cache?"""
     assert store_of(NUMPY) is store_of(NUMPY)
     assert store_of(NUMPY).path.parent == reference.CACHE and store_of(NUMPY).path.name.startswith("attention_numpy-")
+
+
+def test_a_stores_notes_are_kept_beside_its_outputs(tmp_path):
+    """Does a note put in a store come back once the store is saved and opened again, and does a new note alone
+    make the store be written?"""
+    store = OutputStore(tmp_path / "mha-abc.npz")
+    store.save(complete=True)
+    store.put_note("signature softmax_dim_3 attention", {"test_x::test_y[a]": "d1"})
+    store.save(complete=True)
+    again = OutputStore(tmp_path / "mha-abc.npz")
+    assert again.note("signature softmax_dim_3 attention") == {"test_x::test_y[a]": "d1"}
+    assert again.note("signature other attention") is None
+
+
+def test_an_error_in_a_reference_source_quotes_its_line():
+    """Does a traceback through code run by exec_source quote the line that raised, as a student's file does?"""
+    namespace = exec_source("def f(x):\n    return x.softmax(dim=3)\n", "/course/reference.py [slip]", "reference_y")
+    try:
+        namespace["f"](None)
+    except AttributeError as error:
+        assert "x.softmax(dim=3)" in probing.describe_exception(error)
+    else:
+        raise AssertionError("the slip did not raise")

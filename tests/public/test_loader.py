@@ -11,6 +11,7 @@ from autograder.public.loader import (
     Entry,
     SubmissionError,
     defined_names,
+    definitions,
     find_entry,
     graded_calls,
     load,
@@ -325,3 +326,21 @@ def test_a_stubs_error_names_its_exercise(error, name):
     """Is the exercise whose stub raised read from the error's message, in any release's words, and no other
     error taken for a stub's?"""
     assert stub_raised(error) == name
+
+
+def test_a_graded_names_code_is_read_with_the_helpers_it_names(tmp_path):
+    """Is each graded name's last definition given as text, followed by the student's own helpers it names (not
+    another graded name, not a library), unrun?"""
+    path = notebook(
+        tmp_path / "work.ipynb",
+        "def split(x):\n    return x.view(2, 3)",
+        "def tokenize(text):\n    return text.split()",
+        "def split_heads(x, n):\n    return x",
+        "def split_heads(x, n):\n    return split(x) + tokenize('a')  # the last definition counts\nraise SystemExit('never run')",
+    )
+    code = definitions(Entry("notebook", path), GRADED)
+    assert code == {
+        "tokenize": "def tokenize(text):\n    return text.split()",
+        "split_heads": "def split_heads(x, n):\n    return split(x) + tokenize('a')  # the last definition counts\n"
+        "def split(x):\n    return x.view(2, 3)",
+    }

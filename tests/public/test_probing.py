@@ -15,7 +15,9 @@ from autograder.public.probing import (
     error_kind,
     frame_name,
     is_kit_or_library,
+    raising_calls,
     run_probe,
+    same_error,
     to_plain,
 )
 from autograder.public.wire import device_of
@@ -218,3 +220,38 @@ def test_calling_a_classs_code_raises_its_stub_only_where_it_can_run(capsys):
     assert run_probe(probing.CALLS_ITS_CODE, impl, {"name": "function"}) == ({}, None)
     assert run_probe(probing.CALLS_ITS_CODE, impl, {"name": "absent"}) == ({}, None)
     assert capsys.readouterr().out == ""
+
+
+def test_an_errors_raising_line_is_read_for_what_it_calls():
+    """Are the calls (by their common name, an in-place method as its plain one) and the operators of the line an
+    error quotes read from it, the function that line is in only when asked, and nothing where no line is quoted?"""
+    error = "your code raised RuntimeError: no (in attend, x.py, line 7: s = torch.LongTensor(q @ k).masked_fill_(m, 0)  # a (b) c)"
+    assert raising_calls(error) == {"tensor", "masked_fill", "matmul"}
+    assert raising_calls(error, with_function=True) == {"tensor", "masked_fill", "matmul", "attend"}
+    assert raising_calls("e (in f, x.py, line 2: return torch.bmm(w, v) + b)") == {"matmul"}
+    broadcast = (
+        "RuntimeError: The size of tensor a (6) must match the size of tensor b (3) at non-singleton dimension 1"
+    )
+    assert raising_calls(f"{broadcast} (in f, x.py, line 2: return torch.bmm(w, v) + b)") == {"matmul", "+"}
+    assert raising_calls("your code raised RuntimeError: no (in attend, x.py, line 7)") == frozenset()
+    assert raising_calls("ValueError: no") == frozenset()
+
+
+def test_the_same_message_raised_by_another_operation_is_another_error():
+    """Is an IndexError of key.transpose(2, 3) not the one softmax(dim=3) raises, though both say the same, while
+    the student's own softmax helper raising it is, and an error quoting no line is judged by its message?"""
+    message = "your code raised IndexError: Dimension out of range (expected to be in range of [-3, 2], but got 3)"
+    slip = (
+        f"{message} (in attention, reference.py [softmax_dim_3], line 9: attn = scores.softmax(dim=3)  # (..., q_len))"
+    )
+    assert not same_error(slip, f"{message} (in attention, work.py, line 4: k_t = k.transpose(2, 3))")
+    assert same_error(slip, f"{message} (in attention, work.py, line 4: w = torch.softmax(s, dim=3))")
+    assert same_error(slip, f"{message} (in softmax, work.py, line 2: top, _ = torch.max(x, dim=i, keepdim=True))")
+    assert same_error(slip, f"{message} (in attention, work.py, line 4)")
+    divided = f"{message} (in attention, work.py, line 4: w = torch.softmax(e / (d ** (1 / 2)), dim=3))"
+    assert not same_error(
+        f"{message} (in attention, reference.py, line 5: s = q @ k.transpose(2, 3) / sqrt(d))", divided
+    )
+    assert not same_error(
+        slip, "your code raised IndexError: Dimension out of range (expected to be in range of [-4, 3], but got 3)"
+    )

@@ -18,6 +18,7 @@ from autograder.public.selfcheck import (
     common_mistakes,
     demos_wait,
     exercises_called,
+    judge,
 )
 
 from .students import SPLIT, SPLIT_WITHOUT_TRANSPOSE, data, numpy_student, student, without_carry
@@ -383,3 +384,17 @@ def test_the_sentences_name_one_or_several_exercises():
     assert demos_wait("layer", ["a", "b"]) == (
         "The demos that use layer run your own a and b: they wait until these pass their own checks."
     )
+
+
+def test_a_stored_error_is_named_only_where_the_students_line_raised_it():
+    """Is a stored mistake's error named for a student's error with the same words only where the student's
+    raising line calls some of what the mistake's line calls (or where either line is unknown)?"""
+    message = "your code raised IndexError: Dimension out of range (expected to be in range of [-3, 2], but got 3)"
+    stored = {"id": "softmax_dim_3", "message": "The softmax runs over dim=3.", "error": message, "calls": ["softmax"]}
+    check = {"name": "attention", "title": "3-D inputs", "probe": "mha.attention", "keys": None, "mistakes": [stored]}
+    where = " (in attention, cell In [4], line 3: {})"
+    assert judge(check, {}, message + where.format("k_t = k.transpose(2, 3)")).mistakes == ()
+    assert judge(check, {}, message + where.format("w = scores.softmax(dim=3)")).mistakes == ("softmax_dim_3",)
+    assert judge(check, {}, message).mistakes == ("softmax_dim_3",)
+    unplaced = {**check, "mistakes": [{key: value for key, value in stored.items() if key != "calls"}]}
+    assert judge(unplaced, {}, message + where.format("k_t = k.transpose(2, 3)")).mistakes == ("softmax_dim_3",)

@@ -55,6 +55,11 @@ def test_gradients(student, reference, shape):
     expect_same(student, reference, probes.layer_norm, inputs(43, shape), keys=("grad_x", "grad_weight", "grad_bias"))
 
 
+def test_default_eps(student, reference):
+    """keeps eps=1e-5 when built without one (nn.LayerNorm's default): SublayerConnection's norms use it"""
+    expect_same(student, reference, probes.layer_norm_default_eps, {"d_model": 6})
+
+
 def test_starts_as_the_identity(student, reference):
     """starts with weight 1 and bias 0, both parameters"""
     expect_same(student, reference, probes.layer_norm_start, {"d_model": 10})

@@ -45,6 +45,17 @@ def test_adds_the_table(student, reference, shape):
     expect_same(student, reference, probes.positional_encoding, inputs(9, *shape), keys=("out",))
 
 
+def test_input_unchanged(student, reference):
+    """leaves the tensor it is given unchanged (x + pe is a new tensor, not x += pe)"""
+    expect_same(
+        student,
+        reference,
+        probes.positional_encoding_input_kept,
+        inputs(21, *TABLES["the seed example: d_model 8, 10 positions"]),
+        what="x += pe changes the caller's tensor",
+    )
+
+
 def test_nothing_is_trained(student):
     """has no trainable parameters and keeps pe as a buffer"""
     case = inputs(1, 8, 10, 1, 3)
