@@ -40,6 +40,12 @@ def test_no_tracked_link_leaves_the_repository():
     listed = subprocess.run(["git", "ls-files", "-s"], capture_output=True, text=True, cwd=KIT_ROOT, check=False)
     if listed.returncode != 0:
         pytest.skip("not a git checkout")
-    links = [line.split("\t", 1)[1] for line in listed.stdout.splitlines() if line.startswith("120000 ")]
-    outside = [link for link in links if not (KIT_ROOT / link).resolve().is_relative_to(KIT_ROOT.resolve())]
+    outside = []
+    for line in listed.stdout.splitlines():
+        mode, blob, _, path = line.split(maxsplit=3)
+        if mode == "120000":  # a symlink: its blob is the path it points to, as committed
+            target = subprocess.run(["git", "cat-file", "blob", blob], capture_output=True, text=True, cwd=KIT_ROOT)
+            pointed = (KIT_ROOT / path).parent / target.stdout
+            if not pointed.resolve().is_relative_to(KIT_ROOT.resolve()):
+                outside.append(f"{path} -> {target.stdout}")
     assert not outside, f"tracked symlinks leaving the repository: {outside}; fix: git rm --cached <path>"
