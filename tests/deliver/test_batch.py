@@ -29,6 +29,12 @@ def rows(out: Path) -> dict[str, dict]:
         return {row["key"]: row for row in csv.DictReader(file)}
 
 
+def by_name(out: Path) -> dict[str, dict]:
+    """summary.csv's rows by name: a group's members each."""
+    with open(out / "summary.csv", newline="") as file:
+        return {row["name"]: row for row in csv.DictReader(file)}
+
+
 @pytest.fixture(scope="module")
 def samples(mha):
     return {"solved": sample_path(mha, None), "buggy": sample_path(mha), "blank": mha.release_dir / mha.notebook_name}
@@ -171,6 +177,56 @@ def test_a_moodle_folder_and_a_gradescope_export(samples, tmp_path):
     assert not any("submission_metadata" in row["key"] for row in people.values())  # the yml is no student
     results = json.loads(next((out / "students").glob("*/results.json")).read_text())
     assert results["extra_data"]["student"]["source"] == "gradescope"
+
+
+LATE_POLICY = """time_zone = "America/Los_Angeles"
+penalty = "10% per day"
+[mha]
+due = 2026-11-01T23:59:00
+[mha.extensions]
+"""
+
+
+def test_a_late_policy_and_its_extensions_change_the_totals_without_grading_anyone(
+    samples, tmp_path, capsys, monkeypatch
+):
+    """A Gradescope export graded once, then with a late policy (Bob's group 10 h late: 10% of 47 points) and then
+    with an extension for Eve: does each rerun grade no one, and change summary.csv's total (beside the raw
+    total), the LMS file's and the feedback page's, each time as the docs say?"""
+    export, out = gradescope_export(samples, tmp_path / "gradescope"), tmp_path / "out"
+    assert batch.grade_all(export, "mha", out, GradingConfig(), progress=False) == 0
+    graded = {path: path.stat().st_mtime_ns for path in out.glob("students/*/submission.ipynb")}
+
+    def no_grading(*args, **kwargs):
+        raise AssertionError("a change of the late policy graded a student again")
+
+    monkeypatch.setattr(batch, "grade_students", no_grading)
+    policy = tmp_path / "late.toml"
+    policy.write_text(LATE_POLICY)
+    assert batch.grade_all(export, "mha", out, GradingConfig(), progress=False, late_policy=policy) == 0
+    said = capsys.readouterr().out
+    assert "0 graded, 2 unchanged" in said
+    assert "late policy (" in said and "1 late (1 with a penalty), 1 on time" in said
+    people = by_name(out)
+    bob, eve, jane = people["Bob Smith"], people["Eve Adams"], people["Jane Doe"]
+    assert (bob["score"], bob["raw_total"], bob["late_penalty"], bob["total"], bob["late_by"]) == (
+        "37.37", "37.37", "4.7", "32.67", "10 h 1 min"
+    )  # fmt: skip
+    assert eve["total"] == "32.67" and (jane["total"], jane["late_penalty"]) == ("40", "")
+    with open(out / "gradescope_grades.csv", newline="") as file:
+        assert {r["Name"]: r["Total Score"] for r in csv.DictReader(file)} == {
+            "Bob Smith": "32.67", "Eve Adams": "32.67", "Jane Doe": "40"
+        }  # fmt: skip
+    page = out / "students" / bob["key"] / "feedback.html"
+    assert "Submitted 10 h 1 min late (due 2026-11-01 23:59 PST): −10% of the points possible" in page.read_text()
+
+    policy.write_text(LATE_POLICY + '"34567" = "1 day"\n')  # Eve's SID: the group's latest extension
+    assert batch.grade_all(export, "mha", out, GradingConfig(), progress=False, late_policy=policy) == 0
+    assert "0 graded, 2 unchanged" in capsys.readouterr().out
+    people = by_name(out)
+    assert [(people[n]["late_penalty"], people[n]["total"]) for n in ("Bob Smith", "Eve Adams")] == [("", "37.37")] * 2
+    assert "Submitted" not in page.read_text()
+    assert {path: path.stat().st_mtime_ns for path in out.glob("students/*/submission.ipynb")} == graded
 
 
 def deep_chain(root: Path, depth: int) -> None:
