@@ -369,7 +369,8 @@ def main(argv=None) -> int:
     gradebook_command.add_argument(
         "--keep-manual",
         action="store_true",
-        help="keep the manual scores, extra credit and late penalties already in gradebook.db (they are still named)",
+        help="keep the manual scores, extra credit and late penalties already in gradebook.db (they are still named); "
+        "a late penalty only where grade-all applied no late policy",
     )
     gradebook_command.set_defaults(run=cmd_gradebook)
 
