@@ -151,7 +151,7 @@ def _late_by(late: LatePenalty | None) -> str:
 
 def _late_note(late: LatePenalty | None) -> str:
     """What the late policy did: the student's line, and what the instructor must know."""
-    return "; ".join(text for text in (late.line, late.note) if text) if late else ""
+    return "; ".join(text.rstrip(".") for text in (late.line, late.note) if text) if late else ""
 
 
 def points_text_of(value: float | None) -> str:

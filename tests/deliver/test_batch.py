@@ -206,7 +206,11 @@ def test_a_late_policy_and_its_extensions_change_the_totals_without_grading_anyo
     assert batch.grade_all(export, "mha", out, GradingConfig(), progress=False, late_policy=policy) == 0
     said = capsys.readouterr().out
     assert "0 graded, 2 unchanged" in said
-    assert "late policy (" in said and "1 late (1 with a penalty), 1 on time" in said
+    assert (
+        "late policy (" in said
+        and "1 late, 1 on time (0 within the grace period)" in said
+        and "1 with a penalty" in said
+    )
     people = by_name(out)
     bob, eve, jane = people["Bob Smith"], people["Eve Adams"], people["Jane Doe"]
     assert (bob["score"], bob["raw_total"], bob["late_penalty"], bob["total"], bob["late_by"]) == (

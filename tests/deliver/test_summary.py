@@ -107,7 +107,7 @@ def test_the_total_is_the_raw_total_less_the_late_penalty(mha):
     assert head[-5:] == ["late_by", "late_penalty", "late_note", "raw_total", "total"]
     ada, ben, cleo, dev, eve = rows
     assert (ada["score"], ada["raw_total"], ada["late_penalty"], ada["total"]) == ("31.2", "38.2", "4.7", "33.5")
-    assert (ada["late_by"], ada["late_note"]) == ("10 h", "Submitted 10 h late: −10%.")
+    assert (ada["late_by"], ada["late_note"]) == ("10 h", "Submitted 10 h late: −10%")
     assert [(r["raw_total"], r["late_penalty"], r["total"]) for r in (dev, eve)] == [("38.2", "4.7", "33.5")] * 2
     assert (ben["late_penalty"], ben["total"], cleo["late_penalty"], cleo["total"]) == ("", "", "", "")
     _, rows = summary_rows(intake(), mha, results, STATUS, written=answers.Written(questions))

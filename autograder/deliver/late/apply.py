@@ -101,15 +101,16 @@ def _said(policy: LatePolicy, intake: Intake, judged: dict[str, Judgement]) -> l
     penalised = [key for key, j in judged.items() if j.percent]
     graced = [key for key, j in judged.items() if j.status == ON_TIME and j.late_seconds]
     lines.append(
-        f"  {counts[LATE]} late ({len(penalised)} with a penalty), {counts[ON_TIME]} on time ({len(graced)} within "
-        f"the grace period), {counts[FLAGGED]} marked late with no time, {counts[UNKNOWN]} with no time known"
+        f"  {counts[LATE]} late, {counts[ON_TIME]} on time ({len(graced)} within the grace period), "
+        f"{counts[FLAGGED]} marked late with no time, {counts[UNKNOWN]} with no time known; "
+        f"{len(penalised)} with a penalty"
     )
     notes: dict[str, list[str]] = {}
     for key, judgement in judged.items():
         if judgement.note and (judgement.status in (FLAGGED, UNKNOWN) or "without a zone" in judgement.note):
             notes.setdefault(judgement.note, []).append(key)
     for note, keys in notes.items():
-        lines.append(f"  {len(keys)}: {note}: {_named(keys)}")
+        lines.append(f"  {note} ({len(keys)}): {_named(keys)}")
     ids = {name.casefold() for s in intake.submissions for name in _names(s)}
     for name, extension in policy.extensions.items():
         if name not in ids:

@@ -103,7 +103,7 @@ class LatePolicy:
         flag = f"{points_text(self.late_flag)}%" if self.late_flag is not None else "nothing applied, said"
         parts.append(f"marked late with no time: {flag}")
         if self.extensions:
-            parts.append(f"{len(self.extensions)} extensions")
+            parts.append(f"{len(self.extensions)} extension{'s' if len(self.extensions) != 1 else ''}")
         return "; ".join(parts)
 
 
