@@ -182,6 +182,13 @@ def add_grade_all(commands) -> None:
         help="a CSV of the points a person gave the written answers (a filled copy of DIR/manual_points_template.csv): "
         "summary.csv then counts them in its total",
     )
+    grade_all_command.add_argument(
+        "--late-policy",
+        metavar="FILE",
+        help="the course's late policy (a TOML file: due date, time zone, grace, penalty, extensions; "
+        "docs/late-policy.md), applied from the submission times the export gives: summary.csv, the LMS's file and "
+        "each feedback page show it; changing it grades no one again",
+    )
     GradingConfig.add_arguments(grade_all_command)
     grade_all_command.set_defaults(run=cmd_grade_all)
 
@@ -201,6 +208,7 @@ def cmd_grade_all(args) -> int:
         show_hidden=args.show_hidden,
         lms_column_id=args.lms_column_id,
         manual_points=Path(args.manual_points) if args.manual_points else None,
+        late_policy=Path(args.late_policy) if args.late_policy else None,
     )
 
 
@@ -327,7 +335,8 @@ def add_gradebook(commands) -> None:
     gradebook_command.add_argument(
         "--keep-manual",
         action="store_true",
-        help="keep the manual scores, extra credit and late penalties already in gradebook.db (they are still named)",
+        help="keep the manual scores, extra credit and late penalties already in gradebook.db (they are still named); "
+        "a late penalty only where grade-all applied no late policy",
     )
     gradebook_command.set_defaults(run=cmd_gradebook)
 

@@ -36,6 +36,19 @@ def test_grade_all_refuses_a_column_id_that_is_not_a_number(tmp_path):
     assert done.returncode == 2 and "is not an id" in done.stderr and not (tmp_path / "out").exists()
 
 
+def test_grade_all_refuses_a_wrong_late_policy_before_grading_anyone(mha, tmp_path):
+    """A late policy with a misspelt penalty: exit 2, the file's line and the fix, and no student graded?"""
+    (tmp_path / "class").mkdir()
+    (tmp_path / "class" / "ann.ipynb").write_bytes((mha.release_dir / mha.notebook_name).read_bytes())
+    policy = tmp_path / "late.toml"
+    policy.write_text('time_zone = "Europe/Vienna"\npenalty = "10 per day"\n[mha]\ndue = 2025-02-14T23:59:00\n')
+    command = ["grade-all", str(tmp_path / "class"), "-a", "mha", "--out", str(tmp_path / "out")]
+    done = subprocess.run(KIT + command + ["--late-policy", str(policy)], capture_output=True, text=True, cwd=KIT_ROOT)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"{policy}:2: penalty = '10 per day' is not a percent per hour or per day" in done.stderr
+    assert 'write it as "10% per day"' in done.stderr and not (tmp_path / "out" / "students").exists()
+
+
 class CrashingGrader:
     """A grader that starts, then meets a bug of the kit on every submission."""
 

@@ -12,9 +12,11 @@ Classroom export it, or a folder per student (deliver/intake/ reads them). In or
    files of (``undecided``) is graded for no one, "not graded" with the reason, no score;
 3. every student's results, typed, read once (those of earlier runs) or handed back by
    the workers, go to what is written of the class, whatever happened to any student:
-   the written answers' page (answers.py), DIR/summary.csv (summary.py), the class as
-   a whole (insight.py: notes, groups, similarity, dashboard), the LMS's grade file
-   (lms_grades.py) and the class report (report.py: report.txt, report.png).
+   the written answers' page (answers.py), the late policy's record in each student's
+   results and feedback (late/apply.py: ``--late-policy``, read before anyone is graded),
+   DIR/summary.csv (summary.py), the class as a whole (insight.py: notes, groups,
+   similarity, dashboard), the LMS's grade file (lms_grades.py) and the class report
+   (report.py: report.txt, report.png).
 
 The exit status is 3 when the kit failed on any student (never their zero), 130 when
 interrupted (Ctrl-C: what is graded is kept, and a rerun grades only the rest).
@@ -40,10 +42,12 @@ from . import answers
 from .class_folder import read_class
 from .insight import write_insight
 from .intake import Intake, Submission, read_intake
+from .late.apply import apply_late
+from .late.policy import LatePolicy, read_policy
 from .lms_grades import write_lms_grades
 from .regrade import grading_digest, is_done, submission_digest
 from .report import write_report
-from .summary import write_summary
+from .summary import points_possible, write_summary
 from .workers import Grading, Run, grade_students
 
 
@@ -58,11 +62,22 @@ def grade_all(
     show_hidden: bool = False,
     lms_column_id: str = "",
     manual_points: Path | None = None,
+    late_policy: Path | None = None,
 ) -> int:
     """Grade a class into out/; print the report; return the command's exit status (130 when interrupted)."""
     try:
         return _grade_all(
-            folder, assignment_name, Path(out), config, jobs, progress, force, show_hidden, lms_column_id, manual_points
+            folder,
+            assignment_name,
+            Path(out),
+            config,
+            jobs,
+            progress,
+            force,
+            show_hidden,
+            lms_column_id,
+            manual_points,
+            late_policy,
         )
     except KeyboardInterrupt:  # what is graded is kept: a rerun grades only the rest
         print("\ninterrupted: rerun to resume", file=sys.stderr)
@@ -80,6 +95,7 @@ def _grade_all(
     show_hidden: bool,
     lms_column_id: str,
     manual_points: Path | None,
+    late_policy: Path | None,
 ) -> int:
     out.mkdir(parents=True, exist_ok=True, mode=0o700)  # the class's results: no other user's, no student uid's
     scratch = tempfile.mkdtemp(prefix="autograder-intake-")
@@ -89,6 +105,7 @@ def _grade_all(
             raise KitError(f"{clean_name(folder)} holds no submission" + _skipped_text(intake))
         assignment = assignments.get(assignment_name) if assignment_name else _infer(intake)
         written = answers.written_of(assignment, intake, manual_points)  # a bad points file stops here, before grading
+        policy = read_policy(late_policy, assignment.name) if late_policy else None  # so does a bad policy
         run = Run(
             out,
             grading_digest(assignment, config),
@@ -106,13 +123,13 @@ def _grade_all(
         gradings, stopped = _grade_todo(todo, assignment, config, run, jobs, progress, (Path(folder), out))
         status = _class_status(intake, unchanged, gradings)
         results = _class_results(intake, earlier, gradings)
-        text, hand, lms = _write_class(
-            assignment, intake, out, results, status, unchanged, written, show_hidden, jobs, lms_column_id
+        text, hand, lms, late = _write_class(
+            assignment, intake, out, results, status, unchanged, written, show_hidden, jobs, lms_column_id, policy
         )
     finally:  # a student's tree of any depth in the unpacked export: removed without recursion
         trees.remove_tree(scratch)
     print(text, end="")
-    _say_what_was_done(intake, out, todo, status, stopped, written, hand, lms)
+    _say_what_was_done(intake, out, todo, status, stopped, written, hand, lms, late)
     return 3 if any(what == KIT_ERROR for what, _ in status.values()) else 0
 
 
@@ -176,18 +193,24 @@ def _write_class(
     show_hidden: bool,
     jobs: int,
     lms_column_id: str,
+    policy: LatePolicy | None = None,
 ):
-    """Everything written of the class from its results: (report.txt's text, the answers' files, the LMS's file)."""
+    """Everything written of the class from its results: (report.txt's text, the answers' files, the LMS's file,
+    the late policy's lines)."""
     hand = answers.write_answers(assignment, intake, out, written)
+    # the late record reaches each results.json and feedback before any total is computed from them
+    late = apply_late(policy, intake, results, out, points_possible(assignment), show_hidden)
     rows = write_summary(intake, assignment, out, results, status, unchanged, written)
     # the notes of the instructor reach the feedback files before the LMS's feedback zip packs them
     insight = write_insight(assignment, out, intake, results, status, show_hidden=show_hidden, jobs=jobs)
     lms = write_lms_grades(intake, assignment, out, rows, lms_column_id)
     text = write_report(assignment, out, intake, results, status, insight)
-    return text, hand, lms
+    return text, hand, lms, late
 
 
-def _say_what_was_done(intake: Intake, out: Path, todo, status: dict, stopped: str, written, hand, lms) -> None:
+def _say_what_was_done(
+    intake: Intake, out: Path, todo, status: dict, stopped: str, written, hand, lms, late: list[str]
+) -> None:
     graded = sum(1 for s in todo if status[s.key][0] == GRADED)
     problems = {key: value for key, value in status.items() if value[0] == KIT_ERROR}
     undecided = [s for s in intake.submissions if s.undecided]
@@ -211,6 +234,8 @@ def _say_what_was_done(intake: Intake, out: Path, todo, status: dict, stopped: s
         print(
             f"wrote {' and '.join(map(str, hand))}: the written answers, {points_text(written.top)} points, are graded by hand"
         )
+    for line in late:
+        print(line)
     if lms:
         print(f"for {intake.source}: {', '.join(str(path) for path in lms.paths)}")
         for note in lms.notes:

@@ -8,7 +8,7 @@ Moodle, Blackboard, Gradescope, GitHub Classroom, plain folders) and puts each
 student's notebook where ``nbgrader autograde`` looks for it,
 COURSE/submitted/<key>/<assignment>/<assignment>.ipynb (with the .py files beside it,
 and nbgrader's timestamp.txt where the LMS gives the time), and each student, with
-name and email, into gradebook.db. A student whose work is not a notebook is listed:
+name, email and LMS id, into gradebook.db. A student whose work is not a notebook is listed:
 grade-all grades it.
 
 ``gradebook`` is the route of record's last step: each OUT/students/<key>/results.json
@@ -28,6 +28,13 @@ then replaced; ``--keep-manual`` keeps the manual scores, extra credit and late
 penalties (still naming them), a written answer's manual grade included. Students in gradebook.db whom grade-all did not grade
 are named too.
 
+Where grade-all applied a late policy (``--late-policy``, deliver/late/), its record is the
+late penalty's too, ``--keep-manual`` or not: the assignment's due date, each submission's
+time and extension are stored as nbgrader keeps them (UTC), and the penalty is the one
+nbgrader's AssignLatePenalties gives with the kit's plugin (late/nbgrader_plugin.py) for
+that policy: the same percent of the notebook's points possible (or score), within its
+score, so that ``nbgrader export``'s score is the raw score less it.
+
 For ``nbgrader generate_feedback`` (and formgrader), the graded notebook is placed in
 COURSE/autograded/<id>/<assignment>/ with each grade cell showing the kit's feedback,
 and nothing of the student's that a browser would render: Markdown the student wrote or
@@ -43,6 +50,7 @@ import re
 import shutil
 import tempfile
 import warnings
+from datetime import datetime, timezone
 from pathlib import Path
 
 import nbformat
@@ -53,9 +61,11 @@ from ..author.release import open_gradebook, register
 from ..errors import KitError
 from ..public.loader import SubmissionError, find_entry
 from ..results.outcome import GRADED
-from ..results.read import Results, ResultsUnreadable, read_results_file
+from ..results.read import LatePenalty, Results, ResultsUnreadable, read_results_file
+from ..results.scoring import exact
 from ..results.text import clean
 from .intake import Submission, read_intake
+from .late.rules import deduction
 from .summary import written_points
 
 TOLERANCE = 1e-6  # nbgrader stores scores as floats; the kit's are rounded to 1e-4 or finer
@@ -80,7 +90,11 @@ def collect(export: Path, assignment: Assignment, course: Path) -> tuple[list[st
                     continue
                 first, _, last = submission.name.partition(" ")
                 gradebook.update_or_create_student(
-                    submission.key, first_name=first or None, last_name=last or None, email=submission.email or None
+                    submission.key,
+                    first_name=first or None,
+                    last_name=last or None,
+                    email=submission.email or None,
+                    lms_user_id=submission.student_id or None,  # an extension of the late policy may name it
                 )
                 placed.append(submission.key)
     return placed, skipped
@@ -143,9 +157,10 @@ def export(out: Path, assignment: Assignment, course: Path, keep_manual: bool = 
             for answer, points in written.get(student, {}).items():
                 grade = gradebook.find_grade(answer, notebook, assignment.name, student)
                 changed += _store_written(grade, float(points), keep_manual)
-            changed += _late_penalty(
-                gradebook.find_submission_notebook(notebook, assignment.name, student), keep_manual
-            )
+            submitted = gradebook.find_submission_notebook(notebook, assignment.name, student)
+            gradebook.db.flush()
+            gradebook.db.expire(submitted)  # its score, which bounds a late penalty, is the grades' just stored
+            changed += _late_penalty(submitted, results.late, keep_manual)
             gradebook.db.commit()
             if changed:
                 differences.append(f"{student}: {', '.join(changed)}")
@@ -211,14 +226,45 @@ def _store_written(grade, record: float, keep_manual: bool) -> list[str]:
     return changed
 
 
-def _late_penalty(submitted, keep_manual: bool) -> list[str]:
-    """nbgrader's late penalty, which autograde computes (0 unless a LateSubmissionPlugin is configured)."""
-    if not submitted.late_submission_penalty:
+def _late_penalty(submitted, late: LatePenalty | None, keep_manual: bool) -> list[str]:
+    """The late penalty of grade-all's record where it applied a late policy: its due date, the submission's time
+    and extension, and the penalty nbgrader's AssignLatePenalties gives for that policy; else nbgrader's own
+    (which autograde computes: 0 unless a LateSubmissionPlugin is configured), dropped unless --keep-manual."""
+    stored = submitted.late_submission_penalty  # None where nbgrader computed none
+    if late is None:
+        if not stored:
+            return []
+        if not keep_manual:
+            submitted.late_submission_penalty = 0.0
+        return [f"late penalty {stored:g}" + (", kept" if keep_manual else "")]
+    _late_times(submitted.assignment, late)
+    score = submitted.score or 0.0
+    penalty = float(deduction(exact(late.percent), late.of, exact(score), exact(submitted.max_score or 0.0)))
+    submitted.late_submission_penalty = penalty
+    if stored is None or abs(stored - penalty) <= TOLERANCE:
         return []
-    penalty = f"late penalty {submitted.late_submission_penalty:g}" + (", kept" if keep_manual else "")
-    if not keep_manual:
-        submitted.late_submission_penalty = 0.0
-    return [penalty]
+    return [f"late penalty {stored:g} (grade-all {penalty:g})"]
+
+
+def _late_times(submission, late: LatePenalty) -> None:
+    """The due date, the submission's time and extension as nbgrader keeps them: UTC, without a zone."""
+    due = _utc(late.due)
+    if due is not None:
+        submission.assignment.duedate = due
+    submitted, student_due = _utc(late.submitted_at), _utc(late.student_due)
+    if submitted is not None:
+        submission.timestamp = submitted
+    submission.extension = (
+        student_due - due if due is not None and student_due is not None and student_due > due else None
+    )
+
+
+def _utc(iso: str) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(iso)
+    except ValueError:
+        return None
+    return moment.astimezone(timezone.utc).replace(tzinfo=None) if moment.tzinfo is not None else None
 
 
 def _say_differences(differences: list[str], others: list[str], keep_manual: bool) -> None:

@@ -3,8 +3,9 @@
 One writer per LMS, each for the export grade-all read (intake.source), each built from
 that LMS's own documentation or source, named above the writer. Every writer takes the
 rows of summary.csv (summary.py summary_rows): the grade is the "total" summary.csv gives (the
-automatic score, plus the written answers' points once a person has given them all), so
-whatever decides summary.csv's total decides these files' too. A student the kit could
+automatic score, plus the written answers' points once a person has given them all, less
+the late policy's penalty; summary.csv keeps the raw total beside it), so whatever decides
+summary.csv's total decides these files' too. A student the kit could
 not grade (status "error") has an empty grade, never 0: each LMS below leaves an empty
 grade as it was, and the run's output says who they are. Every cell that came from the
 export (a name, an id, an email) passes through results/text.py's csv_cell, after any
@@ -33,7 +34,6 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from fractions import Fraction
 from pathlib import Path
 
 from ..assignments import Assignment
@@ -41,6 +41,7 @@ from ..results.atomic import atomic_file, write_atomically
 from ..results.scoring import points_text
 from ..results.text import csv_cell, csv_document
 from .intake import Intake, Submission
+from .summary import points_possible
 
 
 @dataclass
@@ -109,8 +110,7 @@ def write_lms_grades(
 
 
 def _points(assignment: Assignment) -> str:
-    points = [*assignment.points.values(), *assignment.written.values()]
-    return points_text(sum((Fraction(str(v)) for v in points), Fraction(0)))
+    return points_text(points_possible(assignment))
 
 
 # ------------------------------------------------------------------ Canvas
@@ -221,7 +221,8 @@ def _moodle_date(iso: str) -> str:
 
 
 def _moodle_comment(rows: Rows, row: dict[str, str]) -> str:
-    """The feedback comment: points, and the known mistakes named (the kit's own words only, as HTML text)."""
+    """The feedback comment: points, a late penalty, and the known mistakes named (the kit's own words only, as
+    HTML text)."""
     if row["status"] == "error":
         return ""
     if grade(row) or not row["score"]:
@@ -229,6 +230,8 @@ def _moodle_comment(rows: Rows, row: dict[str, str]) -> str:
     else:  # written answers still to be graded by hand: the automatic checks' points only, said so
         text = f"{rows.assignment.name}: {row['score']} of {row['max_score']} points from the automatic checks; "
         text += "the written answers are graded by hand."
+    if row.get("late_penalty"):
+        text += f" Late penalty: {row['late_penalty']} points, included."
     if row.get("mistakes"):
         text += f" Known mistakes: {row['mistakes']}."
     return html.escape(text + " Your feedback page is attached.")

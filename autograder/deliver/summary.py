@@ -3,8 +3,10 @@
 The columns: who (key, name, ids, the late flag), the status and its reason, the score
 and each exercise's points, the file graded, the isolation, the known mistakes named,
 the kit's errors, earlier submissions, the LMS, the group, whether the row is kept from
-an earlier run; then the written answers' columns and ``total`` (deliver/answers.py).
-The LMS grade files (lms_grades.py) are made from these rows. A row's values are text safe
+an earlier run; then the written answers' columns (deliver/answers.py), what the late
+policy did (deliver/late/: ``late_by``, ``late_penalty`` in points, ``late_note``), ``raw_total``
+(the automatic score plus the written answers' points) and ``total``: the raw total less the
+late penalty, the number the LMS grade files (lms_grades.py), made from these rows, carry. A row's values are text safe
 to print (results/text.py's clean); in the file, every cell but the points the kit computed
 passes through csv_cell, on one line, so a spreadsheet shows it as text: nothing in it
 runs as a formula. read_summary reads the file back, for the steps after grade-all
@@ -14,6 +16,7 @@ runs as a formula. read_summary reads the file back, for the steps after grade-a
 from __future__ import annotations
 
 import csv
+from datetime import timedelta
 from fractions import Fraction
 from pathlib import Path
 
@@ -21,14 +24,23 @@ from ..assignments import Assignment
 from ..errors import KitError
 from ..results.atomic import write_atomically
 from ..results.outcome import GRADED, KIT_ERROR
-from ..results.read import Results
-from ..results.scoring import points_text
+from ..results.read import LatePenalty, Results
+from ..results.scoring import exact, points_text
 from ..results.text import clean, clean_name, csv_cell, csv_document
 from . import answers
 from .intake import Intake, Submission
+from .late.apply import late_total
+from .late.policy import duration_text
 
 CELL_LIMIT = 1000  # characters of one cell; the rest is cut, and said so
 NEEDED = ("key", "name", "student_id", "status", "reason", "score", "source", "total")  # what read_summary requires
+LATE_COLUMNS = ["late_by", "late_penalty", "late_note", "raw_total"]  # between the written answers' and total
+
+
+def points_possible(assignment: Assignment) -> Fraction:
+    """The most points a student can get: the automatic checks' and the written answers' (graded by hand)."""
+    points = [*assignment.points.values(), *assignment.written.values()]
+    return sum((exact(v) for v in points), Fraction(0))
 
 
 def summary_rows(
@@ -42,9 +54,10 @@ def summary_rows(
     """summary.csv's columns and rows (one per student, group members each, in the intake's order).
 
     results: each student's results by key; status: each student's (status, reason) in this run.
-    Its last columns are the written answers' (deliver/answers.py) and ``total``: the
-    automatic score, plus the written answers' points once a person has given them all.
-    The LMS grade files (lms_grades.py) are made from these rows: their grade is ``total``.
+    Its last columns are the written answers' (deliver/answers.py), the late policy's, ``raw_total``
+    (the automatic score, plus the written answers' points once a person has given them all)
+    and ``total``, the raw total less the late penalty (deliver/late/). The LMS grade files
+    (lms_grades.py) are made from these rows: their grade is ``total``.
     Each value is text safe to print, not yet made inert for a spreadsheet: write_summary
     does that, cell by cell, and each LMS's writer after its own splits.
     """
@@ -52,7 +65,8 @@ def summary_rows(
     head = ["key", "name", "student_id", "email", "late", "submitted_at", "status", "reason", "score", "max_score"]
     head += list(assignment.graded)
     head += ["file", "isolation", "mistakes", "internal_errors", "earlier", "source", "group", "unchanged"]
-    head += written.head()
+    head += written.head()[:-1] + LATE_COLUMNS + ["total"]
+    possible = points_possible(assignment)
     rows = []
     for submission in intake.submissions:
         result = results.get(submission.key)
@@ -63,7 +77,10 @@ def summary_rows(
             row = _row(submission, name, student_id, email, result, status, assignment)
             row.append("yes" if submission.key in unchanged else "")  # graded by an earlier run, nothing changed since
             score = None if kit_failed or result is None else result.score
-            row += [clean(v, CELL_LIMIT) for v in written.row(submission.key, score)]
+            values = [clean(v, CELL_LIMIT) for v in written.row(submission.key, score)]
+            late = result.late if result is not None and not kit_failed else None
+            taken, total = late_total(late, values[-1], possible)
+            row += values[:-1] + [_late_by(late), taken, clean(_late_note(late), CELL_LIMIT), values[-1], total]
             rows.append(dict(zip(head, row)))
     return head, rows
 
@@ -87,7 +104,16 @@ def write_summary(
 
 def number_columns(assignment: Assignment, written: answers.Written) -> set[str]:
     """summary.csv's columns of numbers the kit computed (points, counts): written as they are, never as text."""
-    return {"score", "max_score", *assignment.graded, "internal_errors", *written.head()} - {"written_status"}
+    numbers = {
+        "score",
+        "max_score",
+        *assignment.graded,
+        "internal_errors",
+        *written.head(),
+        "late_penalty",
+        "raw_total",
+    }
+    return numbers - {"written_status"}
 
 
 def written_points(out: Path, asked: list[str]) -> dict[str, dict[str, Fraction]]:
@@ -144,6 +170,16 @@ def _row(
         submission.name if submission.members else "",
     ]  # fmt: skip
     return [clean(value, CELL_LIMIT) for value in row]
+
+
+def _late_by(late: LatePenalty | None) -> str:
+    """How long after the student's due date it was submitted ("" when not after it, or not known)."""
+    return duration_text(timedelta(seconds=late.late_seconds)) if late and late.late_seconds else ""
+
+
+def _late_note(late: LatePenalty | None) -> str:
+    """What the late policy did: the student's line, and what the instructor must know."""
+    return "; ".join(text.rstrip(".") for text in (late.line, late.note) if text) if late else ""
 
 
 def points_text_of(value: float | None) -> str:

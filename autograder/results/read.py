@@ -69,6 +69,24 @@ class ExercisePoints:
 
 
 @dataclass(frozen=True)
+class LatePenalty:
+    """What grade-all's late policy made of the submission's time (deliver/late/): extra_data.late_penalty."""
+
+    status: str  # "on time", "late", "flagged" (the LMS says late, not when) or "unknown"
+    percent: float = 0.0  # deducted: of the points possible, or of the student's own points (of "score")
+    of: str = "possible"
+    line: str = ""  # what the student reads ("" for nothing)
+    note: str = ""  # what the instructor must know: what was not applied, and why
+    submitted_at: str = ""  # ISO 8601, on the policy's clock ("" where the export gives no time)
+    due: str = ""  # the assignment's due date
+    student_due: str = ""  # the student's, extension included
+    late_seconds: int | None = None  # after the student's due date; None where no time is known
+    possible: float | None = None  # the points possible the percent is of (the automatic and written answers')
+    deducted: float = 0.0  # taken off the automatic score
+    score: float | None = None  # the automatic score less the penalty (results.json's score is the raw one)
+
+
+@dataclass(frozen=True)
 class Student:
     """Who a result belongs to, as grade-all recorded them from the LMS's export."""
 
@@ -105,6 +123,7 @@ class Results:
     student: Student = field(default_factory=Student)  # grade-all's record of whose results these are
     submission_digest: str = ""  # grade-all's digest of what was submitted (deliver/regrade.py)
     grading_digest: str = ""  # grade-all's digest of what decided the grade (deliver/regrade.py)
+    late: LatePenalty | None = None  # grade-all's late policy applied; None where none was
     document: dict = field(default_factory=dict, repr=False, compare=False)  # as read, for update.py
 
     def points(self) -> dict[str, ExercisePoints]:
@@ -261,6 +280,28 @@ def _exercises(by_name: dict, not_started: set[str], checks: list[CheckRecord]) 
     return list(found.values())
 
 
+def _late(value) -> LatePenalty | None:
+    """extra_data.late_penalty, typed; None where there is none (or it names no status)."""
+    late = _dict(value)
+    if not isinstance(late.get("status"), str):
+        return None
+    seconds = late.get("late_seconds")
+    return LatePenalty(
+        status=line(late.get("status")),
+        percent=number(late.get("percent")) or 0.0,
+        of="score" if late.get("of") == "score" else "possible",
+        line=clean(_text(late.get("line")), MESSAGE_LIMIT),
+        note=clean(_text(late.get("note")), MESSAGE_LIMIT),
+        submitted_at=line(late.get("submitted_at")),
+        due=line(late.get("due")),
+        student_due=line(late.get("student_due")),
+        late_seconds=seconds if isinstance(seconds, int) and not isinstance(seconds, bool) and seconds >= 0 else None,
+        possible=number(late.get("possible")),
+        deducted=number(late.get("deducted")) or 0.0,
+        score=number(late.get("score")),
+    )
+
+
 def read_results(results) -> Results:
     """What a results dict says, typed (tolerant of missing or malformed keys)."""
     results = _dict(results)
@@ -322,5 +363,6 @@ def read_results(results) -> Results:
         student=Student(clean(_text(student.get("name")), NAME_LIMIT), clean(_text(student.get("email")), NAME_LIMIT)),
         submission_digest=_text(extra.get("fingerprint"))[:NAME_LIMIT],
         grading_digest=_text(extra.get("grading_digest"))[:NAME_LIMIT],
+        late=_late(extra.get("late_penalty")),
         document=results,
     )

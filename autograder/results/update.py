@@ -2,8 +2,9 @@
 
 Each works on the document the results were read from (``Results.document``), so that
 every key stays as written (Gradescope reads the same file), and returns the results
-read anew: the instructor's notes for a student's groups (grade-all), the late mark of
-a submission made after the due date (Gradescope's run_autograder), and the points
+read anew: the instructor's notes for a student's groups (grade-all), what the course's
+late policy made of the submission's time (grade-all), the late mark of a submission made
+after the due date (Gradescope's run_autograder, whose points Gradescope reduces), and the points
 GitHub Classroom's artifact may show before the hidden checks' details are allowed.
 """
 
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from .atomic import write_atomically
 from .outcome import NOT_GRADED
-from .read import Results, read_results
+from .read import LatePenalty, Results, read_results
 
 PUBLIC_KEYS = ("assignment", "max_score", "by_name", "notes", "error")  # what public_points keeps of extra_data
 
@@ -37,6 +38,37 @@ def with_cluster_notes(results: Results, notes: dict[str, str]) -> Results | Non
         extra["cluster_notes"] = notes
     else:
         extra.pop("cluster_notes", None)
+    return read_results(document)
+
+
+def with_late_penalty(results: Results, late: LatePenalty | None) -> Results | None:
+    """The results with ``late`` as what the late policy made of them (None: no policy applied), the raw score
+    kept as ``score``; None when they say exactly that already."""
+    document = copy.deepcopy(results.document)
+    extra = document.setdefault("extra_data", {})
+    record = None
+    if late is not None:
+        record = {
+            "status": late.status,
+            "percent": late.percent,
+            "of": late.of,
+            "line": late.line,
+            "note": late.note,
+            "submitted_at": late.submitted_at,
+            "due": late.due,
+            "student_due": late.student_due,
+            "late_seconds": late.late_seconds,
+            "possible": late.possible,
+            "raw_score": document.get("score"),
+            "deducted": late.deducted,
+            "score": late.score,
+        }
+    if extra.get("late_penalty") == record:
+        return None
+    if record is None:
+        extra.pop("late_penalty", None)
+    else:
+        extra["late_penalty"] = record
     return read_results(document)
 
 

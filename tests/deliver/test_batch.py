@@ -29,6 +29,12 @@ def rows(out: Path) -> dict[str, dict]:
         return {row["key"]: row for row in csv.DictReader(file)}
 
 
+def by_name(out: Path) -> dict[str, dict]:
+    """summary.csv's rows by name: a group's members each."""
+    with open(out / "summary.csv", newline="") as file:
+        return {row["name"]: row for row in csv.DictReader(file)}
+
+
 @pytest.fixture(scope="module")
 def samples(mha):
     return {"solved": sample_path(mha, None), "buggy": sample_path(mha), "blank": mha.release_dir / mha.notebook_name}
@@ -141,11 +147,11 @@ def test_a_moodle_folder_and_a_gradescope_export(samples, tmp_path):
     )
     table = rows(out)
     assert {row["name"] for row in table.values()} == {"Jane Doe", "Bob Smith"}
-    assert {row["student_id"]: row["score"] for row in table.values()} == {"1234567": "40", "7654321": "37.37"}
+    assert {row["student_id"]: row["score"] for row in table.values()} == {"1234567": "40", "7654321": "37.7"}
     with open(out / "moodle_grades.csv", newline="") as file:
         sheet = list(csv.DictReader(file))
     assert [(r["Identifier"], r["Full name"], r["Grade"], r["Maximum Grade"]) for r in sheet] == [
-        ("Participant 7654321", "Bob Smith", "37.37", "47"),
+        ("Participant 7654321", "Bob Smith", "37.7", "47"),
         ("Participant 1234567", "Jane Doe", "40", "47"),
     ]
     with zipfile.ZipFile(out / "moodle_feedback.zip") as archive:
@@ -165,12 +171,66 @@ def test_a_moodle_folder_and_a_gradescope_export(samples, tmp_path):
     assert sorted(people) == ["Bob Smith", "Eve Adams", "Jane Doe"]  # a group: one row per member, each with their id
     assert (
         people["Eve Adams"]["student_id"] == "34567"
-        and people["Eve Adams"]["score"] == people["Bob Smith"]["score"] == "37.37"
+        and people["Eve Adams"]["score"] == people["Bob Smith"]["score"] == "37.7"
     )
     assert people["Eve Adams"]["group"] == "Bob Smith, Eve Adams" and people["Jane Doe"]["group"] == ""
     assert not any("submission_metadata" in row["key"] for row in people.values())  # the yml is no student
     results = json.loads(next((out / "students").glob("*/results.json")).read_text())
     assert results["extra_data"]["student"]["source"] == "gradescope"
+
+
+LATE_POLICY = """time_zone = "America/Los_Angeles"
+penalty = "10% per day"
+[mha]
+due = 2026-11-01T23:59:00
+[mha.extensions]
+"""
+
+
+def test_a_late_policy_and_its_extensions_change_the_totals_without_grading_anyone(
+    samples, tmp_path, capsys, monkeypatch
+):
+    """A Gradescope export graded once, then with a late policy (Bob's group 10 h late: 10% of 47 points) and then
+    with an extension for Eve: does each rerun grade no one, and change summary.csv's total (beside the raw
+    total), the LMS file's and the feedback page's, each time as the docs say?"""
+    export, out = gradescope_export(samples, tmp_path / "gradescope"), tmp_path / "out"
+    assert batch.grade_all(export, "mha", out, GradingConfig(), progress=False) == 0
+    graded = {path: path.stat().st_mtime_ns for path in out.glob("students/*/submission.ipynb")}
+
+    def no_grading(*args, **kwargs):
+        raise AssertionError("a change of the late policy graded a student again")
+
+    monkeypatch.setattr(batch, "grade_students", no_grading)
+    policy = tmp_path / "late.toml"
+    policy.write_text(LATE_POLICY)
+    assert batch.grade_all(export, "mha", out, GradingConfig(), progress=False, late_policy=policy) == 0
+    said = capsys.readouterr().out
+    assert "0 graded, 2 unchanged" in said
+    assert (
+        "late policy (" in said
+        and "1 late, 1 on time (0 within the grace period)" in said
+        and "1 with a penalty" in said
+    )
+    people = by_name(out)
+    bob, eve, jane = people["Bob Smith"], people["Eve Adams"], people["Jane Doe"]
+    assert (bob["score"], bob["raw_total"], bob["late_penalty"], bob["total"], bob["late_by"]) == (
+        "37.7", "37.7", "4.7", "33", "10 h 1 min"
+    )  # fmt: skip
+    assert eve["total"] == "33" and (jane["total"], jane["late_penalty"]) == ("40", "")
+    with open(out / "gradescope_grades.csv", newline="") as file:
+        assert {r["Name"]: r["Total Score"] for r in csv.DictReader(file)} == {
+            "Bob Smith": "33", "Eve Adams": "33", "Jane Doe": "40"
+        }  # fmt: skip
+    page = out / "students" / bob["key"] / "feedback.html"
+    assert "Submitted 10 h 1 min late (due 2026-11-01 23:59 PST): −10% of the points possible" in page.read_text()
+
+    policy.write_text(LATE_POLICY + '"34567" = "1 day"\n')  # Eve's SID: the group's latest extension
+    assert batch.grade_all(export, "mha", out, GradingConfig(), progress=False, late_policy=policy) == 0
+    assert "0 graded, 2 unchanged" in capsys.readouterr().out
+    people = by_name(out)
+    assert [(people[n]["late_penalty"], people[n]["total"]) for n in ("Bob Smith", "Eve Adams")] == [("", "37.7")] * 2
+    assert "Submitted" not in page.read_text()
+    assert {path: path.stat().st_mtime_ns for path in out.glob("students/*/submission.ipynb")} == graded
 
 
 def deep_chain(root: Path, depth: int) -> None:
@@ -210,7 +270,7 @@ def test_one_students_tree_deeper_than_recursion_refuses_that_student_only(sampl
     table = {row["name"]: row for row in rows(out).values()}
     assert {name: row["score"] for name, row in table.items() if name != "Mallory Deep"} == {
         "Jane Doe": "40",
-        "Bob Smith": "37.37",
+        "Bob Smith": "37.7",
     }
     assert table["Mallory Deep"]["status"] == "not graded"
     assert "levels deep" in table["Mallory Deep"]["reason"]
@@ -244,7 +304,7 @@ def test_a_rerun_grades_only_what_changed(samples, tmp_path, capsys):
     assert "0 graded, 1 unchanged" in capsys.readouterr().out
     assert (out / "students" / "ada" / "results.json").stat().st_mtime_ns == stamp
     ada = rows(out)["ada"]
-    assert (ada["status"], ada["reason"], ada["unchanged"], ada["score"]) == ("graded", "", "yes", "37.37")
+    assert (ada["status"], ada["reason"], ada["unchanged"], ada["score"]) == ("graded", "", "yes", "37.7")
     assert batch.grade_all(folder, "mha", out, config.with_options(memory=1.5), progress=False) == 0
     assert "1 graded, 0 unchanged" in capsys.readouterr().out
     assert batch.grade_all(folder, "mha", out, config.with_options(memory=1.5), progress=False, force=True) == 0

@@ -9,6 +9,8 @@ import json
 import re
 import shutil
 import warnings
+from datetime import datetime, timedelta
+from types import SimpleNamespace
 
 import nbformat
 import pytest
@@ -27,7 +29,7 @@ from autograder.deliver.gradebook import (
 )
 from autograder.deliver.intake import Submission
 from autograder.errors import KitError
-from autograder.results.read import read_results
+from autograder.results.read import LatePenalty, read_results
 from autograder.results.write import not_graded_json
 
 # ------------------------------------------------------------------ what nbgrader's feedback renders
@@ -171,10 +173,47 @@ class Submitted:
     ids=["none", "zero", "autograde's penalty", "kept by --keep-manual"],
 )
 def test_nbgraders_late_penalty_is_named_and_dropped_unless_kept(penalty, keep_manual, named, after):
-    """Is a late penalty autograde computed named, and set to 0 (the record has none) unless --keep-manual?"""
+    """Where grade-all applied no late policy: is a late penalty autograde computed named, and set to 0 (the record
+    has none) unless --keep-manual?"""
     submitted = Submitted(penalty)
-    assert _late_penalty(submitted, keep_manual) == named
+    assert _late_penalty(submitted, None, keep_manual) == named
     assert submitted.late_submission_penalty == after
+
+
+class Notebook:
+    """The fields of nbgrader's SubmittedNotebook (and its submission and assignment) the late penalty touches."""
+
+    def __init__(self, penalty, score=31.2, max_score=47.0):
+        self.late_submission_penalty, self.score, self.max_score = penalty, score, max_score
+        self.assignment = SimpleNamespace(timestamp=None, extension=None, assignment=SimpleNamespace(duedate=None))
+
+
+@pytest.mark.parametrize(
+    "stored, percent, of, score, named, after",
+    [
+        (None, 10.0, "possible", 31.2, [], 4.7),  # 10% of the 47 points possible
+        (4.7, 10.0, "possible", 31.2, [], 4.7),  # the same: nothing to name
+        (9.4, 10.0, "possible", 31.2, ["late penalty 9.4 (grade-all 4.7)"], 4.7),
+        (None, 10.0, "score", 31.2, [], 3.12),  # of the student's own points
+        (None, 100.0, "possible", 31.2, [], 31.2),  # within the score, as nbgrader keeps it
+        (2.0, 0.0, "possible", 31.2, ["late penalty 2 (grade-all 0)"], 0.0),  # on time by the record
+    ],
+    ids=["stored", "the same", "another", "of the score", "within the score", "on time"],
+)
+def test_the_records_late_penalty_is_stored_as_nbgrader_computes_it(stored, percent, of, score, named, after):
+    """Where grade-all applied a late policy: is its penalty stored as nbgrader's AssignLatePenalties would (of the
+    notebook's points possible or score, within the score), another one named, and the due date, the time and the
+    extension stored as nbgrader keeps them (UTC without a zone) even with --keep-manual?"""
+    notebook = Notebook(stored, score)
+    late = LatePenalty(
+        "late", percent, of, submitted_at="2025-02-16T09:59:00-05:00", due="2025-02-14T23:59:00-05:00",
+        student_due="2025-02-15T23:59:00-05:00",
+    )  # fmt: skip
+    assert _late_penalty(notebook, late, keep_manual=True) == named
+    assert notebook.late_submission_penalty == pytest.approx(after)
+    submission = notebook.assignment
+    assert submission.assignment.duedate == datetime(2025, 2, 15, 4, 59)
+    assert (submission.timestamp, submission.extension) == (datetime(2025, 2, 16, 14, 59), timedelta(days=1))
 
 
 def test_the_differences_are_said_with_the_students_not_graded(capsys):

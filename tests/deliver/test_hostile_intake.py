@@ -65,13 +65,13 @@ def test_canvas_a_name_ending_in_a_classmates_id(samples, tmp_path, as_zip):
         "mallory_12345_999_555_mha.ipynb": samples["blank"],  # Canvas keeps "_12345" at the end of her name
     }
     table = graded(tmp_path, export(files, tmp_path / "canvas", as_zip))
-    assert {uid: row["score"] for uid, row in table.items()} == {"12345": "40", "23456": "37.37", "999": "0"}
+    assert {uid: row["score"] for uid, row in table.items()} == {"12345": "40", "23456": "37.7", "999": "0"}
     assert table["12345"]["name"] == "smithalice" and table["999"]["name"] == "mallory_12345"
     with open(tmp_path / "out" / "canvas_grades.csv", newline="") as file:
         canvas = list(csv.reader(file))
     assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "mha"]
     assert sorted(canvas[2:]) == [
-        ["jonesbob", "23456", "", "", "", "37.37"],
+        ["jonesbob", "23456", "", "", "", "37.7"],
         ["mallory_12345", "999", "", "", "", "0"],
         ["smithalice", "12345", "", "", "", "40"],
     ]
@@ -101,7 +101,7 @@ def test_blackboard_comments_that_rename_a_classmates_file(samples, tmp_path, as
         f"{mallory}.txt": receipt("Mallory Evil", "mal", mallory, injected),
     }
     table = graded(tmp_path, export(files, tmp_path / "blackboard", as_zip))
-    assert {uid: row["score"] for uid, row in table.items()} == {"jdoe": "40", "bsmith": "37.37", "mal": "0"}
+    assert {uid: row["score"] for uid, row in table.items()} == {"jdoe": "40", "bsmith": "37.7", "mal": "0"}
     assert table["jdoe"]["file"].endswith("/mha.ipynb") and table["mal"]["name"] == "Mallory Evil"
     text = (tmp_path / "out" / "blackboard_grades.csv").read_text().splitlines()
     assert text[0] == '"Last Name","First Name","Username","mha [Total Pts: 47]"'  # 40 automatic, 7 written

@@ -96,6 +96,29 @@ def test_the_total_waits_for_the_written_answers(mha):
     assert rows[0]["total"] == points_text(answers.exact(31.2) + written)
 
 
+def test_the_total_is_the_raw_total_less_the_late_penalty(mha):
+    """With Ada 10% late (of the 47 points possible): are raw_total and total side by side, the penalty in points,
+    when and what the policy said, the total waiting as the raw total does for the written answers, and a group's
+    members each penalised as the group is?"""
+    from autograder.results.read import LatePenalty
+    from autograder.results.update import with_late_penalty
+
+    record = LatePenalty("late", 10.0, line="Submitted 10 h late: −10%.", late_seconds=36000, possible=47.0)
+    results = {key: with_late_penalty(RESULTS[key], record) or RESULTS[key] for key in ("ada", "team")}
+    questions = answers.questions(mha)
+    given = answers.Written(questions, {k: {q.id: answers.exact(q.points) for q in questions} for k in ("ada", "team")})
+    head, rows = summary_rows(intake(), mha, results | {"ben": RESULTS["ben"]}, STATUS, written=given)
+    assert head[-5:] == ["late_by", "late_penalty", "late_note", "raw_total", "total"]
+    ada, ben, cleo, dev, eve = rows
+    assert (ada["score"], ada["raw_total"], ada["late_penalty"], ada["total"]) == ("31.2", "38.2", "4.7", "33.5")
+    assert (ada["late_by"], ada["late_note"]) == ("10 h", "Submitted 10 h late: −10%")
+    assert [(r["raw_total"], r["late_penalty"], r["total"]) for r in (dev, eve)] == [("38.2", "4.7", "33.5")] * 2
+    assert (ben["late_penalty"], ben["total"], cleo["late_penalty"], cleo["total"]) == ("", "", "", "")
+    _, rows = summary_rows(intake(), mha, results, STATUS, written=answers.Written(questions))
+    assert (rows[0]["raw_total"], rows[0]["late_penalty"], rows[0]["total"]) == ("", "", "")  # waits for a person
+    assert {"late_penalty", "raw_total", "total"} <= number_columns(mha, given)
+
+
 def test_summary_csv_is_written_whole(mha, tmp_path):
     """Does summary.csv hold the rows summary_rows gives, in order, each cell from outside made inert, and return them?"""
     rows = write_summary(intake(), mha, tmp_path, RESULTS, STATUS)

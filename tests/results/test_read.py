@@ -86,14 +86,25 @@ def test_the_status_of_each_outcome():
         [],
         {"score": True, "extra_data": {"status": 3, "student": "ada", "fingerprint": 5, "by_name": []}},
         {"tests": ["x", {"name": 3, "score": "nan", "tags": "t"}], "extra_data": {"entry": ["a"], "notes": "n"}},
+        {"extra_data": {"late_penalty": {"percent": 10}}},
     ],
-    ids=["empty", "a list", "wrong types", "damaged tests"],
+    ids=["empty", "a list", "wrong types", "damaged tests", "a late penalty without its status"],
 )
 def test_a_damaged_file_reads_as_far_as_it_can(damaged):
     """Does each wrong or missing value read as missing, never as an error?"""
     read = read_results(damaged)
     assert isinstance(read, Results) and read.score is None and read.status == "" and not read.graded
-    assert read.student == Student() and read.submission_digest == "" and read.entry == ""
+    assert read.student == Student() and read.submission_digest == "" and read.entry == "" and read.late is None
+
+
+def test_a_damaged_late_penalty_reads_as_far_as_it_can():
+    """A late record with wrong types: does each read as missing (no penalty), never as an error or a number?"""
+    late = read_results(
+        {"extra_data": {"late_penalty": {"status": "late", "percent": "x", "late_seconds": True, "of": 3, "score": []}}}
+    ).late
+    assert late is not None and (late.percent, late.late_seconds, late.of, late.score, late.deducted) == (
+        0.0, None, "possible", None, 0.0
+    )  # fmt: skip
 
 
 def test_a_file_that_cannot_be_read_says_why(tmp_path):

@@ -3,13 +3,14 @@
 import json
 from datetime import datetime, timedelta, timezone
 
-from autograder.results.read import read_results, read_results_file
+from autograder.results.read import LatePenalty, read_results, read_results_file
 from autograder.results.update import (
     kit_failed_results,
     marked_late,
     public_points,
     save_results,
     with_cluster_notes,
+    with_late_penalty,
 )
 from autograder.results.write import gradescope_json
 
@@ -46,6 +47,29 @@ def test_late_work_is_marked_points_unchanged():
     assert extra["due_date"] == "2026-11-01T23:00:00-07:00" and extra["submitted_at"] == "2026-11-02T01:30:00-07:00"
     assert late.output.startswith("Submitted late: 2 h 30 min.\n\nmha: graded.")
     assert late.score == read_results(written()).score
+
+
+def test_a_late_penalty_is_put_in_changed_and_removed_the_raw_score_kept(tmp_path):
+    """Is the late policy's record added with the raw score beside it, read back typed as written, left alone when
+    the same (None), changed, and removed, every other key (the score first) kept?"""
+    results = read_results(written())
+    late = LatePenalty(
+        "late", 10.0, "possible", "Submitted 10 h late: −10%.", "", "2025-02-15T09:59:00-05:00",
+        "2025-02-14T23:59:00-05:00", "2025-02-14T23:59:00-05:00", 36000, 47.0, 4.7, 26.5,
+    )  # fmt: skip
+    penalised = with_late_penalty(results, late)
+    assert penalised is not None and penalised.late == late and penalised.score == results.score == 31.2
+    record = penalised.document["extra_data"]["late_penalty"]
+    assert (record["raw_score"], record["deducted"], record["score"]) == (31.2, 4.7, 26.5)
+    assert {k: v for k, v in penalised.document["extra_data"].items() if k != "late_penalty"} == written()["extra_data"]
+    assert with_late_penalty(penalised, late) is None
+    save_results(penalised, tmp_path / "results.json")
+    assert read_results_file(tmp_path / "results.json").late == late
+    on_time = LatePenalty("on time", possible=47.0, score=31.2)
+    assert with_late_penalty(penalised, on_time).late == on_time
+    removed = with_late_penalty(penalised, None)
+    assert removed is not None and removed.late is None and removed.document == written()
+    assert with_late_penalty(results, None) is None
 
 
 def test_the_public_part_holds_points_only():

@@ -44,6 +44,8 @@ def render_markdown(results: Results, *, show_hidden: bool = False, student: str
         if fb.max_score:
             total += f" ({share(fb.score, fb.max_score)})"
         out += [f"**Total: {total}**", ""]
+        if fb.late_text:
+            out += [f"> {md_text(fb.late_text)}", ""]
         if fb.exercises:
             out += [md_text(fb.tally), ""]
     if fb.internal_errors:

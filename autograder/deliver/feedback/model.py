@@ -2,7 +2,9 @@
 
 From a results.json read by results/read.py (tolerant of missing or malformed keys):
 
-1. the total and the points per exercise (an exercise not started says so);
+1. the total and the points per exercise (an exercise not started says so); where the
+   course's late policy took points off, the total after it, with the line saying why
+   ("Submitted 10 h late (due ...): −10% of the points possible ...") and the points before it;
 2. the code that did not run, each cell named by the exercise it defines (or its first
    line), with its error;
 3. each known mistake named in the code, with its explanation and where it is;
@@ -157,6 +159,15 @@ class Feedback:
     isolation: str
     show_hidden: bool
     summary: str  # the results' own text, shown only when there is nothing else
+    late_line: str = ""  # what the late policy made of the submission's time ("" for nothing to say)
+    raw_score: float | None = None  # the score before a late penalty; None where none was taken
+
+    @property
+    def late_text(self) -> str:
+        """The late policy's line, and the points before and after it where it took some."""
+        if not self.late_line or self.raw_score is None or self.score is None:
+            return self.late_line
+        return f"{self.late_line} {points(self.raw_score)} points before the penalty, −{points(self.raw_score - self.score)}."
 
     def shows_message(self, check: CheckRecord) -> bool:
         return check.visible or self.show_hidden
@@ -252,12 +263,14 @@ def feedback(read: Results, *, show_hidden: bool = False, student: str = "") -> 
     exercises = _exercises(read)
     on_checks = {m for e in exercises for m in e.mistakes}
     loose = [m for m in read.mistakes if m not in on_checks]
+    late = read.late
+    penalised = late is not None and late.deducted > 0 and late.score is not None and read.score is not None
     return Feedback(
         assignment=read.assignment,
         student=line(student),
         graded=read.graded,
         reason=read.reason,
-        score=read.score,
+        score=late.score if penalised and late is not None else read.score,
         max_score=read.max_score,
         exercises=exercises,
         explanations=read.explanations,
@@ -269,6 +282,8 @@ def feedback(read: Results, *, show_hidden: bool = False, student: str = "") -> 
         isolation=read.isolation,
         show_hidden=show_hidden,
         summary=read.output,
+        late_line=late.line if late is not None and read.graded else "",
+        raw_score=read.score if penalised else None,
     )
 
 

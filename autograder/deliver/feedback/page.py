@@ -107,6 +107,8 @@ def _header(fb: Feedback) -> list[str]:
     )
     if fb.max_score:
         out.append(_bar(f"meter {total_state}", fb.score, fb.max_score, total))
+    if fb.late_text:
+        out.append(f'<div class="callout warn" id="late"><p>{_h(fb.late_text)}</p></div>')
     if fb.exercises:
         out.append(f'<p class="tally">{_h(fb.tally)}</p>')
     return out + ["</header>"]

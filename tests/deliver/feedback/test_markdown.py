@@ -11,7 +11,7 @@ from autograder.deliver.feedback.markdown import render_markdown
 from autograder.results.read import read_results
 from tests.deliver.students import POINTS, student_results
 
-from .test_page import ZERO_ROW
+from .test_page import LINE, ZERO_ROW, late
 
 
 def sections(markdown: str, level: str = "## ") -> dict[str, list[str]]:
@@ -49,6 +49,17 @@ def test_the_sections_come_in_the_order_a_student_acts_on_them():
         "## Checks that failed",
         "## What was checked",
     ]
+
+
+def test_a_late_penalty_is_said_under_the_total_which_is_after_it():
+    """Is the total after the late penalty, with the policy's line and the points before it quoted under it, and
+    Markdown in the line made inert?"""
+    text = markdown(late(), student="Ada")
+    assert text.startswith(
+        f"# mha feedback for Ada\n\n**Total: 26.5 of 40 points (66%)**\n\n> {LINE} 31.2 points before the penalty, −4.7.\n"
+    )
+    hostile = markdown(late("\n# x"))
+    assert "\n# x" not in hostile and "> \\# x" in hostile  # one line, the heading escaped
 
 
 def test_the_points_table_gives_every_exercise_in_order():

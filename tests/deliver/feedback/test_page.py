@@ -23,6 +23,7 @@ from tests.deliver.students import POINTS, student_results
 CHROMIUM = Path("/usr/bin/chromium")
 ZERO_ROW = re.compile(r"−0(?![.\d])|\bof 0(?![.\d])")  # "−0 of 0": a check that cost nothing, shown as a loss
 FULL_MARKS = [n for n in POINTS if n not in ("encode", "PositionalEncoding", "split_heads")]
+LINE = "Submitted 10 h late (due 2025-02-14 23:59 EST): −10% of the points possible (10 hours started, 1% each)."
 
 
 class Page(HTMLParser):
@@ -128,6 +129,30 @@ def test_hidden_messages_only_with_show_hidden():
         assert "got 0.995004" in text  # a visible check's message, always
     assert "got 0.950415" not in closed and "got 0.950415" in opened
     assert "details after the due date" in closed and "details after the due date" not in opened
+
+
+def late(line: str = LINE, deducted: float = 4.7, score: float = 26.5) -> dict:
+    """student_results() with the late policy's record: 10% of 47 points taken off 31.2."""
+    results = student_results()
+    results["extra_data"]["late_penalty"] = {
+        "status": "late", "percent": 10.0, "of": "possible", "line": line, "late_seconds": 36000,
+        "possible": 47.0, "raw_score": 31.2, "deducted": deducted, "score": score,
+    }  # fmt: skip
+    return results
+
+
+def test_a_late_penalty_is_said_under_the_total_which_is_after_it():
+    """Does the total read the points after the late penalty, with the policy's line and the points before it
+    right under it; does a line with no points taken (a grace period) read alone; is the line escaped?"""
+    page = html(late())
+    assert Page(page).total == "26.5" and '<span class="pct partial">66%</span>' in page
+    said = f'<div class="callout warn" id="late"><p>{LINE} 31.2 points before the penalty, −4.7.</p></div>'
+    assert said in page and page.index('id="total"') < page.index(said) < page.index('id="points"')
+    graced = html(late("Submitted 5 min after the due date, within the 15 min grace period: no penalty.", 0, 31.2))
+    assert Page(graced).total == "31.2" and "grace period: no penalty.</p>" in graced and "before the" not in graced
+    hostile = html(late("<script>alert(1)</script>"))
+    assert "<script>alert" not in hostile and "&lt;script&gt;alert(1)&lt;/script&gt;" in hostile
+    assert 'id="late"' not in html(student_results())
 
 
 def test_not_graded_says_so_with_the_reason():
