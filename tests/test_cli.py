@@ -49,6 +49,33 @@ def test_grade_all_refuses_a_wrong_late_policy_before_grading_anyone(mha, tmp_pa
     assert 'write it as "10% per day"' in done.stderr and not (tmp_path / "out" / "students").exists()
 
 
+def test_grade_all_refuses_a_shard_that_is_not_one(tmp_path):
+    """Is --shard checked before anything is read (I/N with 1 <= I <= N), and are the class's options (its written
+    points, its LMS column, its late policy), which merge writes, refused on a shard?"""
+    for shard in ("0/3", "4/3", "1", "a/b", "1/0"):
+        done = subprocess.run(
+            KIT + ["grade-all", str(tmp_path), "--out", str(tmp_path / "out"), "--shard", shard],
+            capture_output=True,
+            text=True,
+            cwd=KIT_ROOT,
+        )
+        assert done.returncode == 2 and "is not a shard: write I/N" in done.stderr, shard
+    done = subprocess.run(
+        KIT + ["grade-all", str(tmp_path), "--out", str(tmp_path / "out"), "--shard", "1/2", "--lms-column-id", "5"],
+        capture_output=True,
+        text=True,
+        cwd=KIT_ROOT,
+    )
+    assert done.returncode == 2 and "pass them to merge" in done.stderr and not (tmp_path / "out").exists()
+    done = subprocess.run(
+        KIT + ["grade-all", str(tmp_path), "--out", str(tmp_path / "out"), "--shard", "1/2", "--late-policy", "x.toml"],
+        capture_output=True,
+        text=True,
+        cwd=KIT_ROOT,
+    )
+    assert done.returncode == 2 and "pass them to merge" in done.stderr and not (tmp_path / "out").exists()
+
+
 class CrashingGrader:
     """A grader that starts, then meets a bug of the kit on every submission."""
 

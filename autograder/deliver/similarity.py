@@ -34,6 +34,7 @@ from __future__ import annotations
 import importlib.util
 import io
 import multiprocessing
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,6 +99,13 @@ def _normalise(source: Path | str) -> str:
     return normalised(student_code(source, _pool_assignment).text)
 
 
+def _ends_on_terminate() -> None:
+    """A pool worker ends on SIGTERM, as the pool expects when it closes: the command's own handler, inherited through
+    fork (interrupts.py: SIGTERM raises KeyboardInterrupt), left workers stuck on the pool's locks and the command
+    waiting for them forever."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def normalise_all(sources: list, assignment: Assignment, jobs: int = 1) -> list[str]:
     """Each source normalised (_normalise), in order: across ``jobs`` processes for a large class
     (tokenizing is most of the cost; a normalised text is small to send back)."""
@@ -105,7 +113,7 @@ def normalise_all(sources: list, assignment: Assignment, jobs: int = 1) -> list[
     _pool_assignment = assignment
     if jobs <= 1 or len(sources) < POOL_FROM:
         return [_normalise(source) for source in sources]
-    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+    with multiprocessing.get_context("fork").Pool(jobs, initializer=_ends_on_terminate) as pool:
         return pool.map(_normalise, sources, chunksize=max(1, len(sources) // (8 * jobs)))
 
 

@@ -1,6 +1,7 @@
 """Does grade-all take a class as an LMS hands it over, and always end with a summary that tells the truth?"""
 
 import csv
+import dataclasses
 import json
 import os
 import shutil
@@ -18,7 +19,10 @@ from autograder import KIT_ROOT
 from autograder.author.samples import sample_path
 from autograder.config import GradingConfig
 from autograder.deliver import batch
+from autograder.errors import KitError
 from autograder.public import trees
+
+from .cohort import NAME, assert_same_class, cohort_on_canvas
 
 pytestmark = pytest.mark.slow
 KIT = [sys.executable, "-m", "autograder"]
@@ -476,3 +480,80 @@ def test_a_student_the_export_does_not_tell_is_not_graded_and_has_no_results(tmp
     earlier = {"u1": read_results(not_graded_json("old", "mha", student_fault=True))}
     assert batch._class_status(intake, {"u1"}, {}) == {"u1": (NOT_GRADED, why)}
     assert batch._class_results(intake, earlier, {}) == {}
+
+
+SHARDS = 4  # the cohort's keys fall to shards 2, 3, 3, 2, 4 and 3 of 4: shard 1 holds no one
+
+
+def test_a_class_in_shards_merged_is_one_grade_all(tmp_path, monkeypatch, capsys):
+    """The small class graded in 4 shards (one of them empty) and merged, and graded by one grade-all: the same
+    summary.csv, Canvas file, groups (with a note), alike pairs, reports, written answers' files and feedback? Then
+    one submission changed: is the merge refused until its shard runs again, does that shard grade that student
+    alone, and do the merge and one grade-all's rerun still agree (its ``unchanged`` column included)? And a student
+    graded again with --force in their shard: does the next merge take the new results?"""
+    from autograder.deliver import clusters as clustering
+
+    notes = tmp_path / "cluster_notes.toml"
+    notes.write_text('"a0cf52f29687" = "The base is 10000, not 1000."\n')  # ada and ben's slip (README's example)
+    monkeypatch.setattr(clustering, "notes_path", lambda assignment: notes)
+    export = cohort_on_canvas(tmp_path / "canvas")
+    shards = [tmp_path / f"shard-{i}" for i in range(1, SHARDS + 1)]
+    for i, folder in enumerate(shards, start=1):
+        assert batch.grade_all(export, NAME, folder, GradingConfig(), progress=False, shard=(i, SHARDS)) == 0
+    said = capsys.readouterr().out
+    assert f"shard 1/{SHARDS}: 0 students, 0 graded" in said and f"shard 3/{SHARDS}: 3 students, 3 graded" in said
+    merged, one = tmp_path / "merged", tmp_path / "one"
+    assert batch.merge(export, shards[::-1], merged, jobs=2, lms_column_id="55") == 0  # in any order
+    assert "6 graded, 0 unchanged" in capsys.readouterr().out
+    assert batch.grade_all(export, NAME, one, GradingConfig(), jobs=2, progress=False, lms_column_id="55") == 0
+    assert_same_class(one, merged)
+    assert "The base is 10000" in (merged / "students" / "ada-101" / "feedback.md").read_text()
+    assert rows(merged)["mallory-777"]["status"] == "not graded" and rows(merged)["ben-102"]["late"] == "yes"
+
+    ben = export / "ben_LATE_102_7002_attention.py"
+    ben.write_text(ben.read_text() + "\n# checked once more\n")
+    with pytest.raises(KitError, match=f"ben-102's submission changed since shard 3/{SHARDS} graded it"):
+        batch.merge(export, shards, merged)
+    stamps = {
+        key: (shards[2] / "students" / key / "results.json").stat().st_mtime_ns for key in ("cleo-103", "fay-106")
+    }
+    capsys.readouterr()
+    assert batch.grade_all(export, NAME, shards[2], GradingConfig(), progress=False, shard=(3, SHARDS)) == 0
+    assert f"shard 3/{SHARDS}: 3 students, 1 graded, 2 unchanged" in capsys.readouterr().out
+    assert {key: (shards[2] / "students" / key / "results.json").stat().st_mtime_ns for key in stamps} == stamps
+    assert batch.merge(export, shards, merged, jobs=2, lms_column_id="55") == 0
+    assert batch.grade_all(export, NAME, one, GradingConfig(), jobs=2, progress=False, lms_column_id="55") == 0
+    assert_same_class(one, merged)
+    assert [r["key"] for r in rows(merged).values() if r["unchanged"] == "yes"] == [
+        "ada-101", "cleo-103", "dev-104", "eli-105", "fay-106"
+    ]  # fmt: skip
+    assert batch.grade_all(export, NAME, shards[3], GradingConfig(), progress=False, shard=(4, SHARDS), force=True) == 0
+    assert batch.merge(export, shards, merged) == 0  # eli graded again in her shard: her new results, not the copy
+    eli = [json.loads((out / "students" / "eli-105" / "results.json").read_text()) for out in (shards[3], merged)]
+    assert eli[0]["execution_time"] == eli[1]["execution_time"] and rows(merged)["eli-105"]["unchanged"] == ""
+
+
+def shard_record(folder: Path, shard: int, shards: int = 2, digest: str = "g") -> Path:
+    folder.mkdir()
+    record = batch.ShardRecord(shard, shards, NAME, digest, False, {})
+    (folder / batch.SHARD_RECORD).write_text(json.dumps(dataclasses.asdict(record)))
+    return folder
+
+
+def test_merge_takes_the_shards_of_one_grading_only(tmp_path):
+    """Is a merge refused, naming what to do, for a folder no shard finished, a shard given twice or missing, and
+    shards graded otherwise (another kit, options or number of shards)?"""
+    first, second = shard_record(tmp_path / "a", 1), shard_record(tmp_path / "b", 2)
+    assert sorted(batch.read_shards([second, first])) == [1, 2]
+    with pytest.raises(KitError, match="has no shard.json: .* run it again"):
+        batch.read_shards([first, tmp_path])
+    with pytest.raises(KitError, match="are both shard 1/2"):
+        batch.read_shards([first, shard_record(tmp_path / "c", 1)])
+    with pytest.raises(KitError, match="shard 2/2 missing: grade it"):
+        batch.read_shards([first])
+    with pytest.raises(KitError, match="not graded alike \\(grading_digest"):
+        batch.read_shards([first, shard_record(tmp_path / "d", 2, digest="other")])
+    with pytest.raises(KitError, match="not graded alike \\(shards"):
+        batch.read_shards([first, shard_record(tmp_path / "e", 2, shards=3)])
+    with pytest.raises(KitError, match="is one of the shards' folders"):
+        batch.merge(tmp_path, [first, second], second)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from autograder.config import GradingConfig
 from autograder.deliver.intake import Submission
-from autograder.deliver.regrade import grading_digest, is_done, student_record, submission_digest
+from autograder.deliver.regrade import grading_digest, is_done, shard_of, student_record, submission_digest
 from autograder.results.outcome import outcome_of
 from autograder.results.read import read_results
 from autograder.results.write import Provenance, not_graded_json, results_json
@@ -92,3 +92,14 @@ def test_the_student_record_reads_back(tmp_path):
     ]
     read = read_results(results_json(outcome_of(student_report()), "mha", Provenance("s", "g", record)))
     assert (read.student.name, read.student.email) == ("Ada Lovelace", "")
+
+
+def test_a_students_shard_is_their_keys_alone():
+    """Is a student's shard one of 1..N, the same in every process and whatever else is in the class (a hash of
+    the key: these values are fixed), and are a thousand students spread over the shards about evenly?"""
+    assert [shard_of(key, 4) for key in ("ada-101", "ben-102", "cleo-103", "dev-104")] == [2, 3, 3, 2]
+    assert shard_of("ada-101", 1) == 1
+    counts = [0] * 8
+    for number in range(1000):
+        counts[shard_of(f"student-{number}", 8) - 1] += 1
+    assert min(counts) > 90 and max(counts) < 160, counts  # 125 each on average

@@ -2,7 +2,11 @@
 
 import ast
 import csv
+import os
 import random
+import signal
+import subprocess
+import sys
 
 import pytest
 
@@ -128,3 +132,24 @@ def test_the_csv_reads_safely(tmp_path):
             "name_b": "Bo",
         }
     ]
+
+
+def test_the_pool_closes_where_sigterm_interrupts_the_command():
+    """Every command turns SIGTERM into KeyboardInterrupt (interrupts.py), and the pool's workers inherit that: does
+    the pool that normalises a large class still close, each time, with no worker's traceback and no hang?"""
+    script = (
+        "from autograder import assignments; from autograder.interrupts import interrupt_on_terminate; "
+        "from autograder.deliver import similarity; interrupt_on_terminate(); "
+        "a = assignments.get('attention_numpy'); "
+        "[similarity.normalise_all(['x = 1'] * similarity.POOL_FROM, a, jobs=4) for _ in range(3)]; print('closed')"
+    )
+    run = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=KIT_ROOT,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        out, err = run.communicate(timeout=240)
+    except subprocess.TimeoutExpired:
+        os.killpg(run.pid, signal.SIGKILL)  # the command and its stuck workers
+        out, err = run.communicate()
+    assert run.returncode == 0 and out == "closed\n" and "Traceback" not in err, err[-2000:]

@@ -4,6 +4,7 @@ objects), and its count of what a uid holds there while it runs."""
 import ctypes
 import os
 import signal
+import subprocess
 import sys
 import tempfile
 import threading
@@ -99,6 +100,26 @@ def test_the_sweep_removes_the_uids_system_v_objects_and_no_others():
         uids.remove_ipc_of(STUDENT)
         uids.remove_ipc_of(OTHER)
     assert uids.ipc_of(OTHER) == []
+
+
+def test_the_sweep_removes_them_as_a_containers_root_too():
+    """Root without CAP_SYS_ADMIN (a container's: Docker's, a Kubernetes pod's, Gradescope's) may not remove another
+    uid's System V objects: are the student's removed all the same, and another uid's kept?"""
+    children = [as_uid(uid, make_ipc_objects) for uid in (STUDENT, OTHER)]
+    try:
+        sweep = f"from autograder.sandbox.host import uids; uids.remove_ipc_of({STUDENT})"
+        done = subprocess.run(
+            ["setpriv", "--bounding-set=-sys_admin", "--inh-caps=-sys_admin", "--", sys.executable, "-c", sweep],
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, done.stderr
+        assert uids.ipc_of(STUDENT) == [] and len(uids.ipc_of(OTHER)) == 3
+    finally:
+        for child in children:
+            end(child)
+        uids.remove_ipc_of(STUDENT)
+        uids.remove_ipc_of(OTHER)
 
 
 def test_usage_counts_a_uids_files_in_the_places_and_those_it_deleted_but_holds():
