@@ -215,6 +215,15 @@ def test_a_rerun_grades_only_what_changed(samples, tmp_path, capsys):
     assert "1 graded, 0 unchanged" in capsys.readouterr().out
 
 
+def test_grade_all_loads_no_library_a_rerun_does_not_need():
+    """Does grade-all's module load without nbformat (its JSON schema checks), copydetect, Pygments or
+    matplotlib: seconds of imports that a rerun with nothing to grade never uses?"""
+    heavy = ("nbformat", "jsonschema", "copydetect", "pygments", "matplotlib")
+    code = f"import sys, autograder.deliver.batch; print([m for m in {heavy!r} if m in sys.modules])"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=KIT_ROOT, check=True)
+    assert done.stdout.strip() == "[]"
+
+
 def test_ctrl_c_stops_quietly_and_a_rerun_resumes(samples, tmp_path):
     """Ctrl-C during grade-all: one line and exit 130, no traceback; does the rerun grade only what is left?"""
     folder = tmp_path / "class"
