@@ -13,6 +13,11 @@ def student_folder(out: Path, key: str) -> Path:
     return Path(out) / "students" / key
 
 
+def cache_folder(out: Path) -> Path:
+    """out/.cache/: what the class views found, with what they found it from, read back by a rerun."""
+    return Path(out) / ".cache"
+
+
 def results_path(out: Path, key: str) -> Path:
     return student_folder(out, key) / "results.json"
 
