@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from .. import assignments
@@ -104,8 +105,18 @@ def _grade_all(
         gradings, stopped = _grade_todo(todo, assignment, config, run, jobs, progress, (Path(folder), out))
         status = _class_status(intake, unchanged, gradings)
         results = _class_results(intake, earlier, gradings)
-        text, hand, lms = _write_class(
-            assignment, intake, out, results, status, unchanged, written, show_hidden, jobs, lms_column_id
+        text, hand, lms = write_class(
+            assignment,
+            intake,
+            out,
+            results,
+            status,
+            unchanged,
+            written,
+            show_hidden=show_hidden,
+            jobs=jobs,
+            lms_column_id=lms_column_id,
+            digests=run.submission_digests,
         )
     finally:  # a student's tree of any depth in the unpacked export: removed without recursion
         trees.remove_tree(scratch)
@@ -155,7 +166,7 @@ def _class_results(intake: Intake, earlier: dict[str, Results], gradings: dict[s
     return found
 
 
-def _write_class(
+def write_class(
     assignment: Assignment,
     intake: Intake,
     out: Path,
@@ -163,17 +174,27 @@ def _write_class(
     status: dict,
     unchanged: set[str],
     written: answers.Written,
-    show_hidden: bool,
-    jobs: int,
-    lms_column_id: str,
+    *,
+    show_hidden: bool = False,
+    jobs: int = 1,
+    lms_column_id: str = "",
+    digests: dict[str, str] | None = None,
+    lap: Callable[[str], None] = lambda step: None,
 ):
-    """Everything written of the class from its results: (report.txt's text, the answers' files, the LMS's file)."""
+    """Everything written of the class from its results (step 3): (report.txt's text, the answers' files, the
+    LMS's file). digests: each submission's (deliver/regrade.py); lap(step) is called as each step ends."""
     hand = answers.write_answers(assignment, intake, out, written)
+    lap("answers")
     rows = write_summary(intake, assignment, out, results, status, unchanged, written)
+    lap("summary")
     # the notes of the instructor reach the feedback files before the LMS's feedback zip packs them
-    insight = write_insight(assignment, out, intake, results, status, show_hidden=show_hidden, jobs=jobs)
+    insight = write_insight(
+        assignment, out, intake, results, status, show_hidden=show_hidden, jobs=jobs, digests=digests, lap=lap
+    )
     lms = write_lms_grades(intake, assignment, out, rows, lms_column_id)
+    lap("lms grades")
     text = write_report(assignment, out, intake, results, status, insight)
+    lap("report")
     return text, hand, lms
 
 

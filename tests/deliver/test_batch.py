@@ -17,7 +17,7 @@ import pytest
 from autograder import KIT_ROOT
 from autograder.author.samples import sample_path
 from autograder.config import GradingConfig
-from autograder.deliver import batch
+from autograder.deliver import batch, report, similarity, sources
 from autograder.public import trees
 
 pytestmark = pytest.mark.slow
@@ -213,6 +213,31 @@ def test_a_rerun_grades_only_what_changed(samples, tmp_path, capsys):
     assert "1 graded, 0 unchanged" in capsys.readouterr().out
     assert batch.grade_all(folder, "mha", out, config.with_options(memory=1.5), progress=False, force=True) == 0
     assert "1 graded, 0 unchanged" in capsys.readouterr().out
+
+
+def test_a_rerun_with_nothing_to_grade_reads_the_class_views_back(samples, tmp_path, monkeypatch):
+    """With nothing changed, does a rerun write the same class views without reading a submission's code,
+    comparing a pair with copydetect or drawing report.png (each kept from the first run)?"""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for name, sample in (("ada", "buggy"), ("ben", "buggy"), ("cleo", "solved")):
+        shutil.copy(samples[sample], folder / f"{name}.ipynb")
+    out = tmp_path / "out"
+    made = []  # the records this process makes: none, each worker kept its students'
+    real = sources.code_record
+    monkeypatch.setattr(sources, "code_record", lambda *args: made.append(args) or real(*args))
+    assert batch.grade_all(folder, "mha", out, GradingConfig(), jobs=2, progress=False) == 0
+    assert all((out / "students" / key / "code.json").is_file() for key in ("ada", "ben", "cleo")) and not made
+    views = ("similarity.csv", "clusters.json", "report.html", "report.txt", "report.png")
+    first = {name: (out / name).read_bytes() for name in views}
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("computed again")
+
+    for module, name in ((sources, "student_code"), (similarity, "compare"), (report, "report_figure")):
+        monkeypatch.setattr(module, name, refuse)
+    assert batch.grade_all(folder, "mha", out, GradingConfig(), jobs=2, progress=False) == 0
+    assert {name: (out / name).read_bytes() for name in views} == first
 
 
 def test_grade_all_loads_no_library_a_rerun_does_not_need():
