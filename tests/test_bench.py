@@ -3,7 +3,7 @@
 import pytest
 
 import autograder.assignments
-from autograder.bench import bench, print_figures
+from autograder.bench import bench, class_steps, print_class_steps, print_figures
 
 
 @pytest.mark.slow
@@ -29,3 +29,21 @@ def test_bench_prints_its_figures(capsys):
     assert set(figures["own_work"]) == set(autograder.assignments.get("mha").graded)
     assert figures["small"].peak_mib > 0 and figures["nbgrader"].peak_mib > 0 and figures["baseline"].cpu > 0
     assert figures["insight"]["size"] == 5 and figures["insight"]["wall"] > 0 and figures["insight"]["cpu"] > 0
+
+
+@pytest.mark.slow
+def test_the_class_steps_are_timed_alone(capsys):
+    """Does --class-steps time grade-all's steps over the class on synthetic classes of each size, as grading leaves
+    them and again with nothing changed, and print each step's figures?"""
+    figures = class_steps(sizes=(12, 30), jobs=2)
+    print_class_steps(figures)
+    out = capsys.readouterr().out
+    assert [row["n"] for row in figures["rows"]] == [12, 30]
+    for row in figures["rows"]:
+        assert row["first"].peak_mib > 0 and row["steps"]["cpu"] > 0
+        assert set(row["steps"]["steps"]) == {
+            "results read", "answers", "summary", "notes", "code records", "clusters", "similarity", "dashboard",
+            "lms grades", "report",
+        }  # fmt: skip
+    for words in ("bare import", "students", "again s", "peak MiB", "similarity", "report"):
+        assert words in out
