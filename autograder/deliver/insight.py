@@ -67,8 +67,9 @@ def write_insight(
     lap("notes")
     names = {s.key: s.name for s in intake.submissions}
     graded = {key: r for key, r in results.items() if r.status == GRADED}
-    digests = digests or {s.key: submission_digest(s.path) for s in intake.submissions}
-    records = class_records(out, [(s.key, s.path, digests[s.key]) for s in intake.submissions], assignment, jobs)
+    known = digests or {}
+    students = [(s.key, s.path, known.get(s.key) or submission_digest(s.path)) for s in intake.submissions]
+    records = class_records(out, students, assignment, jobs)
     lap("code records")
     found = clusters(assignment, graded, lambda key: records[key], notes)
     write_clusters(out / "clusters.json", found)
