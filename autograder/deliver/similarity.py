@@ -103,12 +103,13 @@ def similar_pairs(
         (keys[compared[i]], keys[compared[j]]) for i, j, _ in ranked([prints[i] for i in compared], limit, exact_up_to)
     ]
     release_key = _release_key(release)
-    figures = {pair: kept.figures[k] for pair in best if (k := _pair_key(release_key, normal, *pair)) in kept.figures}
-    todo = [pair for pair in best if pair not in figures]
-    figures.update(zip(todo, compare(todo, normal, normal_release, jobs)))
-    found = sorted((Pair(a, b, *figures[(a, b)]) for a, b in best), key=lambda p: (-p.similarity, p.a, p.b))
+    pair_keys = {pair: _pair_key(release_key, normal, *pair) for pair in best}
+    figures = {k: kept.figures[k] for k in pair_keys.values() if k in kept.figures}
+    todo = list({k: pair for pair, k in pair_keys.items() if k not in figures}.items())  # the same code: once
+    figures.update(zip([k for k, _ in todo], compare([pair for _, pair in todo], normal, normal_release, jobs)))
+    found = sorted((Pair(*pair, *figures[pair_keys[pair]]) for pair in best), key=lambda p: (-p.similarity, p.a, p.b))
     if cache is not None:
-        Kept(key, found, {_pair_key(release_key, normal, p.a, p.b): _shares(p) for p in found}).write(cache)
+        Kept(key, found, {pair_keys[(p.a, p.b)]: _shares(p) for p in found}).write(cache)
     return found
 
 

@@ -226,3 +226,16 @@ def test_a_rerun_reads_back_what_did_not_change(numpy_assignment, tmp_path, monk
     assert asked and all("ada" in pair for pair in asked)
     assert {(p.a, p.b) for p in again} == {(p.a, p.b) for p in first}
     assert [p for p in again if "ada" not in (p.a, p.b)] == [p for p in first if "ada" not in (p.a, p.b)]
+
+
+def test_copies_of_one_code_are_compared_once(numpy_assignment, monkeypatch):
+    """A class of six copies of one submission (every pair the same two codes): is copydetect asked once, and does
+    every pair get its figures?"""
+    text = code_record(COHORT / "eli.py", numpy_assignment).normalised
+    normal = {f"s{i}": text for i in range(6)}
+    asked = []
+    real = similarity.compare
+    monkeypatch.setattr(similarity, "compare", lambda pairs, *args: asked.extend(pairs) or real(pairs, *args))
+    pairs = similar_pairs(normal, list(release_code(numpy_assignment)))
+    assert len(asked) == 1 and len(pairs) == 15
+    assert {(p.similarity, p.share_a, p.share_b) for p in pairs} == {(1.0, 1.0, 1.0)}
