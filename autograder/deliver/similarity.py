@@ -39,6 +39,7 @@ import importlib.util
 import io
 import json
 import multiprocessing
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,6 +54,7 @@ WINDOW = 1  # every fingerprint kept (copydetect's default, guarantee threshold 
 MIN_FINGERPRINTS = 40  # fewer after the release's code is struck: a few lines of one's own, nothing to compare
 CACHE_VERSION = "1"  # of what similarity.json holds and how its keys are made
 POOL_FROM = 64  # pairs: fewer are compared in this process
+PRINTS_KEPT = 1024  # copydetect fingerprints a process keeps (each some 200 kB): a student's pairs come together
 
 
 @dataclass(frozen=True)
@@ -167,7 +169,7 @@ def _pair_key(release_key: str, normal: dict[str, str], a: str, b: str) -> str:
 # ------------------------------------------------------------------ copydetect
 
 _pool_job: tuple[dict[str, str], np.ndarray] | None = None  # set before a pool forks: the code and boilerplate
-_pool_prints: dict[str, object] = {}  # a process's copydetect fingerprints, made once each
+_pool_prints: OrderedDict[str, object] = OrderedDict()  # a process's copydetect fingerprints, the last used last
 
 
 def compare(
@@ -204,10 +206,15 @@ def _figures(pair: tuple[str, str]) -> tuple[float, float, float]:
 
 
 def _print(key: str):
+    """copydetect's fingerprint of a student's code, made once and kept while it is among the last PRINTS_KEPT used."""
     assert _pool_job is not None
-    if key not in _pool_prints:
+    if key in _pool_prints:
+        _pool_prints.move_to_end(key)
+    else:
         normal, boilerplate = _pool_job
         _pool_prints[key] = fingerprint(normal[key], boilerplate)
+        if len(_pool_prints) > PRINTS_KEPT:
+            _pool_prints.popitem(last=False)
     return _pool_prints[key]
 
 
