@@ -1,6 +1,7 @@
 """Measure grading: what a submission costs, against a bare `import torch` and nbgrader, on this machine.
 
     python -m autograder bench [--n 24] [--jobs 2] [--scaling 240] [--device cuda [--devices-only]]
+    python -m autograder bench --class-steps [--class-sizes 100,1000,10000] [--jobs 2]
 
 In one run, each command in a fresh process tree (its CPU time from the rusage of its
 waited-for descendants, its peak memory from a memory cgroup where this machine has
@@ -27,6 +28,16 @@ one, else from the largest process):
   --jobs (M, else 2N), with as many jobs: its wall time and core-seconds, and their
   ratio to the rest of that grade-all.
 
+With --class-steps it times instead grade-all's steps over the whole class alone
+(deliver/batch.py write_class: the written answers' page, summary.csv, notes, the code
+records, clusters.json, similarity.csv, report.html, the LMS's file, the report), after
+reading every results.json once, on synthetic classes of 100, 1,000 and 10,000
+(autograder/synthetic.py: results.json and code.json as grading writes them, the
+kit's own samples and mistakes for code; made first, untimed): each in a fresh process
+as grading leaves the class (similarity and the report computed), then again with
+nothing changed (read back), its wall time, core-seconds (forked workers included) and
+peak memory, and each step's wall time.
+
 Timings on a shared machine are noisy: read the ratios, run it twice. No test asserts a
 speed (tests/test_bench.py only checks that the figures are printed).
 """
@@ -51,7 +62,10 @@ from .author.build import write_master
 from .author.notebook import notebook_text
 from .author.release import nbgrader_env
 from .author.samples import sample_notebook
-from .deliver.class_folder import read_class
+from .deliver import answers
+from .deliver.batch import write_class
+from .deliver.class_folder import cache_folder, read_class
+from .deliver.insight import write_insight
 from .deliver.intake import read_intake
 from .errors import KitError
 from .grade.engine import rehearse, visible_probes
@@ -60,8 +74,12 @@ from .grade.plan import collect
 from .grade.reference import Reference
 from .grade.threads import single_threaded
 from .public.probing import run_probe
+from .results.outcome import GRADED, NOT_GRADED
 from .sandbox.host.cgroups import v1_folders
 from .sandbox.host.gpu import missing
+from .synthetic import make_class as make_synthetic_class
+
+CLASS_SIZES = (100, 1_000, 10_000)  # students of the synthetic classes --class-steps times
 
 
 def make_class(assignment, n: int, folder: Path) -> list[Path]:
@@ -91,6 +109,7 @@ class Run:
     cpu: float  # core-seconds of the whole process tree
     peak_mib: float
     peak_how: str
+    output: str = ""  # what the command printed
 
 
 def measure(label: str, command: list[str], **kwargs) -> Run:
@@ -117,7 +136,7 @@ def measure(label: str, command: list[str], **kwargs) -> Run:
         _remove(cgroup)
     else:
         peak, how = after.ru_maxrss / 1024, "the largest process"
-    return Run(label, wall, cpu, peak, how)
+    return Run(label, wall, cpu, peak, how, done.stdout)
 
 
 def _memory_cgroup(label: str) -> Path | None:
@@ -243,15 +262,15 @@ def insight_cost(folder: Path, out: Path, jobs: int) -> dict[str, float]:
 
 
 def time_insight(folder: Path, out: Path, jobs: int) -> dict[str, float]:
-    """Wall time and core-seconds (its forked workers' included) of write_insight alone, imports included."""
+    """Wall time and core-seconds (its forked workers' included) of write_insight alone, as grading leaves the class
+    (what grade-all kept of the class views is removed first; each student's code.json, grading's, stays)."""
+    shutil.rmtree(cache_folder(out), ignore_errors=True)
     with tempfile.TemporaryDirectory(prefix="autograder-bench-intake-") as scratch:
         intake = read_intake(folder, Path(scratch))
         results = read_class(intake, out)
         status = {key: (r.status or "graded", "") for key, r in results.items()}
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
         started, cpu = time.perf_counter(), time.process_time()
-        from .deliver.insight import write_insight  # here: its import (copydetect, matplotlib) is part of what is timed
-
         write_insight(assignments.get("mha"), out, intake, results, status, jobs=jobs)
         wall, cpu = time.perf_counter() - started, time.process_time() - cpu
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -461,3 +480,104 @@ def print_figures(figures: dict) -> None:
         print(f"{'jobs':>6} {'wall s':>8} {'submissions/s':>14} {'core-s per submission':>22}")
         for count, run in figures["scaling"]:
             print(f"{count:6d} {run.wall:8.2f} {int(size) / run.wall:14.2f} {run.cpu / int(size):22.3f}")
+
+
+# ------------------------------------------------------------------ the class steps alone
+
+
+def class_steps(sizes=CLASS_SIZES, jobs: int = 2, keep: Path | None = None) -> dict:
+    """grade-all's steps over the whole class, timed alone on a synthetic class of each size: as grading leaves
+    it, and again with nothing changed; a bare `import torch` as the unit."""
+    work = Path(tempfile.mkdtemp(prefix="autograder-bench-class-"))
+    try:
+        baseline = bare_import()
+        rows = []
+        for n in sizes:
+            folder, out = work / f"class-{n}", work / f"out-{n}"
+            started = time.perf_counter()
+            make_synthetic_class(n, folder, out)
+            made = time.perf_counter() - started
+            command = [
+                sys.executable,
+                "-c",
+                "import json; from pathlib import Path; from autograder.bench import time_class_steps; "
+                f"print(json.dumps(time_class_steps(Path({str(folder)!r}), Path({str(out)!r}), {jobs})))",
+            ]
+            first = measure(f"class steps {n}", command, cwd=KIT_ROOT)
+            again = measure(f"class steps {n} again", command, cwd=KIT_ROOT)
+            rows.append({"n": n, "made": made, "first": first, "again": again, "steps": _last_json(first.output)})
+        return {"baseline": baseline, "jobs": jobs, "cpus": os.cpu_count(), "rows": rows}
+    finally:
+        if keep:
+            shutil.copytree(work, keep, dirs_exist_ok=True)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _last_json(output: str) -> dict:
+    return json.loads(output.strip().splitlines()[-1])
+
+
+def time_class_steps(folder: Path, out: Path, jobs: int) -> dict:
+    """Each class step's wall time and core-seconds (forked workers included), and all of them together, from
+    reading every results.json to the report; the intake (grade-all's first step) not counted."""
+    assignment = assignments.get("mha")
+    with tempfile.TemporaryDirectory(prefix="autograder-bench-intake-") as scratch:
+        intake = read_intake(folder, Path(scratch))
+        written = answers.written_of(assignment, intake, None)
+        steps: dict[str, list[float]] = {}
+        started = last = (time.perf_counter(), _cpu())
+
+        def lap(step: str) -> None:
+            nonlocal last
+            now = (time.perf_counter(), _cpu())
+            spent = steps.setdefault(step, [0.0, 0.0])
+            spent[0] += now[0] - last[0]
+            spent[1] += now[1] - last[1]
+            last = now
+
+        results = read_class(intake, out)
+        lap("results read")
+        status = {s.key: (GRADED, "") if s.key in results else (NOT_GRADED, "no results") for s in intake.submissions}
+        digests = {key: r.submission_digest for key, r in results.items()}
+        write_class(
+            assignment, intake, out, results, status, set(results), written, jobs=jobs, digests=digests, lap=lap
+        )
+    return {"wall": last[0] - started[0], "cpu": last[1] - started[1], "steps": steps}
+
+
+def _cpu() -> float:
+    """Core-seconds of this process and of its children that have ended."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def print_class_steps(figures: dict) -> None:
+    base = figures["baseline"]
+    print(
+        f"On {figures['cpus']} CPUs; a bare `import torch` takes {base.wall:.2f} s ({base.cpu:.2f} core-s): 1 bare import."
+    )
+    print(
+        f"grade-all's steps over the whole class, alone, with {figures['jobs']} jobs, on synthetic classes "
+        "(autograder/synthetic.py; made untimed, in the seconds shown):"
+    )
+    print("as grading leaves the class (similarity and report computed), then again with nothing changed;")
+    print("the steps' own wall time and core-seconds, and the fresh process's (imports included) wall time and peak:")
+    print()
+    head = f"{'students':>9} {'made s':>7} | {'steps s':>8} {'core-s':>8} {'process s':>10} {'peak MiB':>9}"
+    print(f"{head} | {'again s':>8} {'core-s':>8} {'process s':>10} {'peak MiB':>9}")
+    for row in figures["rows"]:
+        again = _last_json(row["again"].output)
+        print(
+            f"{row['n']:>9} {row['made']:7.1f} | {row['steps']['wall']:8.2f} {row['steps']['cpu']:8.2f} "
+            f"{row['first'].wall:10.2f} {row['first'].peak_mib:9.0f} | {again['wall']:8.2f} {again['cpu']:8.2f} "
+            f"{row['again'].wall:10.2f} {row['again'].peak_mib:9.0f}"
+        )
+    print()
+    names = list(figures["rows"][0]["steps"]["steps"]) if figures["rows"] else []
+    print("each step's wall time and core-seconds, as grading leaves the class:")
+    print(f"{'step':>14} " + " ".join(f"{row['n']:>17}" for row in figures["rows"]))
+    for name in names:
+        cells = (row["steps"]["steps"].get(name, [0.0, 0.0]) for row in figures["rows"])
+        print(f"{name:>14} " + " ".join(f"{wall:8.2f} s {cpu:6.2f}" for wall, cpu in cells))
+    if figures["rows"]:
+        print(f"peak memory: {figures['rows'][0]['first'].peak_how}")

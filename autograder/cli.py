@@ -318,7 +318,7 @@ def add_bench(commands) -> None:
     bench_command = commands.add_parser(
         "bench",
         help="measure grading: cost per submission against a bare `import torch`, nbgrader autograde, scaling with jobs",
-        description="Measure, in one run: the kit's marginal and total cost per submission, a bare `import torch` as baseline, nbgrader autograde on the same notebooks, peak memory of each, and how throughput scales with --jobs.",
+        description="Measure, in one run: the kit's marginal and total cost per submission, a bare `import torch` as baseline, nbgrader autograde on the same notebooks, peak memory of each, and how throughput scales with --jobs. With --class-steps: grade-all's steps over the whole class alone (summary, groups, similarity, dashboard, report, ...) on synthetic classes of 100, 1,000 and 10,000 students, their seconds, core-seconds and peak memory.",
     )
     bench_command.add_argument("--n", type=int, default=24, help="submissions in the class (default 24)")
     _jobs_arg(bench_command, "the kit's parallel graders")
@@ -340,16 +340,41 @@ def add_bench(commands) -> None:
     bench_command.add_argument(
         "--devices-only", action="store_true", help="with --device cuda: only the bare import and that table"
     )
+    bench_command.add_argument(
+        "--class-steps",
+        action="store_true",
+        help="time instead grade-all's steps over the whole class alone (answers, summary, notes, groups, similarity, "
+        "dashboard, LMS file, report) on synthetic classes, as grading leaves them and again with nothing changed",
+    )
+    bench_command.add_argument(
+        "--class-sizes",
+        default="100,1000,10000",
+        metavar="N,N,...",
+        help="the synthetic classes' sizes for --class-steps (default 100,1000,10000)",
+    )
     bench_command.set_defaults(run=cmd_bench)
 
 
 def cmd_bench(args) -> int:
-    from .bench import bench, print_figures  # here: the benchmark's machinery, for bench only
+    from . import bench  # here: the benchmark's machinery, for bench only
 
     keep = Path(args.keep) if args.keep else None
-    figures = bench(args.n, args.jobs, args.scaling, keep, device=args.device, devices_only=args.devices_only)
-    print_figures(figures)
+    if args.class_steps:
+        bench.print_class_steps(bench.class_steps(_sizes(args.class_sizes), jobs=args.jobs, keep=keep))
+    else:
+        figures = bench.bench(args.n, args.jobs, args.scaling, keep, device=args.device, devices_only=args.devices_only)
+        bench.print_figures(figures)
     return 0
+
+
+def _sizes(text: str) -> tuple[int, ...]:
+    try:
+        sizes = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        sizes = ()
+    if not sizes or min(sizes) < 2:
+        raise KitError(f"--class-sizes {text!r}: give class sizes of 2 or more, separated by commas (100,1000,10000)")
+    return sizes
 
 
 def add_collect(commands) -> None:

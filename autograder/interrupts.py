@@ -25,3 +25,10 @@ def ignore_interrupts() -> None:
 
 def _interrupt(signum, frame):
     raise KeyboardInterrupt
+
+
+def end_on_terminate() -> None:
+    """A multiprocessing pool's worker: SIGTERM ends it, as the pool expects when it closes. A worker forked from a
+    command inherits interrupt_on_terminate's handler, which left workers stuck on the pool's locks (a worker's
+    KeyboardInterrupt mid-task) and the command waiting for them for ever: every fork pool starts with this."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)

@@ -3,7 +3,7 @@
 import pytest
 
 import autograder.assignments
-from autograder.bench import DeviceRun, Run, bench, print_devices, print_figures
+from autograder.bench import DeviceRun, Run, bench, class_steps, print_class_steps, print_devices, print_figures
 from autograder.errors import KitError
 
 
@@ -54,3 +54,21 @@ def test_bench_on_the_gpu_is_refused_where_there_is_none(monkeypatch):
     monkeypatch.setattr(autograder.bench, "missing", lambda: "no NVIDIA GPU here")
     with pytest.raises(KitError, match="^bench --device cuda: no NVIDIA GPU here$"):
         bench(n=2, device="cuda")
+
+
+@pytest.mark.slow
+def test_the_class_steps_are_timed_alone(capsys):
+    """Does --class-steps time grade-all's steps over the class on synthetic classes of each size, as grading leaves
+    them and again with nothing changed, and print each step's figures?"""
+    figures = class_steps(sizes=(12, 30), jobs=2)
+    print_class_steps(figures)
+    out = capsys.readouterr().out
+    assert [row["n"] for row in figures["rows"]] == [12, 30]
+    for row in figures["rows"]:
+        assert row["first"].peak_mib > 0 and row["steps"]["cpu"] > 0
+        assert set(row["steps"]["steps"]) == {
+            "results read", "answers", "summary", "notes", "code records", "clusters", "similarity", "dashboard",
+            "lms grades", "report",
+        }  # fmt: skip
+    for words in ("bare import", "students", "again s", "peak MiB", "similarity", "report"):
+        assert words in out

@@ -4,7 +4,8 @@ import json
 import subprocess
 import sys
 
-from autograder import KIT_ROOT
+from autograder import KIT_ROOT, cli
+from autograder.errors import KitError
 
 KIT = [sys.executable, "-m", "autograder"]
 
@@ -74,6 +75,18 @@ def test_grade_all_refuses_a_shard_that_is_not_one(tmp_path):
         cwd=KIT_ROOT,
     )
     assert done.returncode == 2 and "pass them to merge" in done.stderr and not (tmp_path / "out").exists()
+
+
+def test_bench_refuses_class_sizes_it_cannot_read():
+    """Is a --class-sizes that is not sizes of 2 or more refused at once, saying what to give?"""
+    for text in ("100,ten", "1", ""):
+        try:
+            cli._sizes(text)
+        except KitError as error:
+            assert "--class-sizes" in str(error) and "100,1000,10000" in str(error)
+        else:
+            raise AssertionError(f"{text!r} was taken")
+    assert cli._sizes("100,1000,10000") == (100, 1000, 10000)
 
 
 class CrashingGrader:

@@ -11,13 +11,16 @@ and the release alike: what a grader looks for stays in the lesson.
 
 from __future__ import annotations
 
-import nbformat
+from typing import TYPE_CHECKING
 
 from ..assignments import Assignment
 from ..grade.deciding import kit_digest
 from . import lesson as lessons
 from .blocks import GENERATED_NOTE, add_stub_raises, exercise_message, given_code, read_blocks
 from .bundle import CELL_METADATA
+
+if TYPE_CHECKING:
+    import nbformat
 
 BEGIN_HIDDEN = "### BEGIN HIDDEN TESTS"
 END_HIDDEN = "### END HIDDEN TESTS"
@@ -48,6 +51,8 @@ LANGUAGE_INFO = {
 
 def answer_cell(answer_id: str, points: float) -> nbformat.NotebookNode:
     """A written answer as nbgrader's manually graded answer: a Markdown solution cell with points."""
+    import nbformat  # here: nbformat loads jsonschema's format checkers (2 core-s); grade-all reads ANSWER_STUB only
+
     metadata = nbgrader_metadata(answer_id, solution=True, grade=True, points=points, task=False)
     return nbformat.v4.new_markdown_cell(ANSWER_STUB, id=answer_id, metadata=metadata)
 
@@ -76,6 +81,8 @@ def hidden_test_source(assignment: Assignment, name: str) -> str:
 
 def master_notebook(assignment: Assignment, bundle_cell: str) -> nbformat.NotebookNode:
     """The nbgrader master notebook of an assignment, with the self-check bundle's cell given."""
+    import nbformat  # here: as in answer_cell
+
     _, blocks = read_blocks(assignment)
     exercises = {b.name: b.source for b in blocks if b.is_exercise}
     given = given_code(assignment)
@@ -138,4 +145,6 @@ def master_notebook(assignment: Assignment, bundle_cell: str) -> nbformat.Notebo
 
 
 def notebook_text(notebook: nbformat.NotebookNode) -> str:
+    import nbformat  # here: as in answer_cell
+
     return nbformat.writes(notebook) + "\n"

@@ -44,6 +44,7 @@ import json
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -168,8 +169,19 @@ def _grade_all(
         if shard is not None:
             _write_shard_record(out, shard, assignment, run, status, unchanged, results)
         else:
-            text, hand, lms, late = _write_class(
-                assignment, intake, out, results, status, unchanged, written, show_hidden, jobs, lms_column_id, policy
+            text, hand, lms, late = write_class(
+                assignment,
+                intake,
+                out,
+                results,
+                status,
+                unchanged,
+                written,
+                show_hidden=show_hidden,
+                jobs=jobs,
+                lms_column_id=lms_column_id,
+                digests=run.submission_digests,
+                policy=policy,
             )
     finally:  # a student's tree of any depth in the unpacked export: removed without recursion
         trees.remove_tree(scratch)
@@ -243,8 +255,19 @@ def _merge(
         }
         status = _class_status(intake, unchanged, gradings)
         results = _class_results(intake, earlier, gradings)
-        text, hand, lms, late = _write_class(
-            assignment, intake, out, results, status, unchanged, written, first.show_hidden, jobs, lms_column_id, policy
+        text, hand, lms, late = write_class(
+            assignment,
+            intake,
+            out,
+            results,
+            status,
+            unchanged,
+            written,
+            show_hidden=first.show_hidden,
+            jobs=jobs,
+            lms_column_id=lms_column_id,
+            digests={key: entry["submission_digest"] for key, (_, entry) in entries.items()},
+            policy=policy,
         )
     finally:
         trees.remove_tree(scratch)
@@ -414,7 +437,7 @@ def _class_results(intake: Intake, earlier: dict[str, Results], gradings: dict[s
     return found
 
 
-def _write_class(
+def write_class(
     assignment: Assignment,
     intake: Intake,
     out: Path,
@@ -422,21 +445,31 @@ def _write_class(
     status: dict,
     unchanged: set[str],
     written: answers.Written,
-    show_hidden: bool,
-    jobs: int,
-    lms_column_id: str,
+    *,
+    show_hidden: bool = False,
+    jobs: int = 1,
+    lms_column_id: str = "",
+    digests: dict[str, str] | None = None,
     policy: LatePolicy | None = None,
+    lap: Callable[[str], None] = lambda step: None,
 ):
-    """Everything written of the class from its results: (report.txt's text, the answers' files, the LMS's file,
-    the late policy's lines)."""
+    """Everything written of the class from its results (step 3): (report.txt's text, the answers' files, the
+    LMS's file, the late policy's lines). digests: each submission's (deliver/regrade.py); policy: the late policy
+    (--late-policy); lap(step) is called as each step ends."""
     hand = answers.write_answers(assignment, intake, out, written)
+    lap("answers")
     # the late record reaches each results.json and feedback before any total is computed from them
     late = apply_late(policy, intake, results, out, points_possible(assignment), show_hidden)
     rows = write_summary(intake, assignment, out, results, status, unchanged, written)
+    lap("summary")
     # the notes of the instructor reach the feedback files before the LMS's feedback zip packs them
-    insight = write_insight(assignment, out, intake, results, status, show_hidden=show_hidden, jobs=jobs)
+    insight = write_insight(
+        assignment, out, intake, results, status, show_hidden=show_hidden, jobs=jobs, digests=digests, lap=lap
+    )
     lms = write_lms_grades(intake, assignment, out, rows, lms_column_id)
+    lap("lms grades")
     text = write_report(assignment, out, intake, results, status, insight)
+    lap("report")
     return text, hand, lms, late
 
 

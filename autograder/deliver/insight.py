@@ -6,12 +6,16 @@
 3. DIR/similarity.csv: the most alike pairs of submissions (deliver/similarity.py);
 4. DIR/report.html: the dashboard (deliver/dashboard.py).
 
-It returns the lines the class report (report.txt) adds about them.
+It returns the lines the class report (report.txt) adds about them. What it needs of
+each student's code it reads from the record their grading kept (deliver/sources.py),
+and nothing here compares all pairs of students: its cost grows with the class, not
+with its square (``python -m autograder bench --class-steps`` times it).
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from ..assignments import Assignment
@@ -20,12 +24,14 @@ from ..results.atomic import write_atomically
 from ..results.outcome import GRADED
 from ..results.read import Results
 from ..results.text import clean
+from .class_folder import cache_folder
 from .clusters import apply_notes, clusters, notes_path, read_notes, write_clusters
 from .dashboard import render_dashboard
+from .regrade import submission_digest
 from .report import class_figures
 from .similarity import available as similarity_available
 from .similarity import similar_pairs, write_similarity
-from .sources import StudentCode, student_code
+from .sources import class_records, release_code
 
 REPORTED = 8  # groups and pairs named in report.txt
 
@@ -39,10 +45,14 @@ def write_insight(
     *,
     show_hidden: bool = False,
     jobs: int = 1,
+    digests: dict[str, str] | None = None,
+    lap: Callable[[str], None] = lambda step: None,
 ) -> list[str]:
     """Notes, clusters.json, similarity.csv and report.html for a graded class; report.txt's lines about them.
 
-    results: each student's, by key; a student whose notes change gets them there too."""
+    results: each student's, by key; a student whose notes change gets them there too. digests: each
+    submission's digest (deliver/regrade.py), by key, as grade-all computed them (else computed here); lap(step) is
+    called as each step ends."""
     lines: list[str] = []
     try:
         notes = read_notes(assignment)
@@ -54,29 +64,33 @@ def write_insight(
         message = clean(error, 1000)
         print(f"error: notes not applied: {message}", file=sys.stderr)
         lines.append(f"notes not applied: {message}")
-    paths = {s.key: s.path for s in intake.submissions}
+    lap("notes")
     names = {s.key: s.name for s in intake.submissions}
     graded = {key: r for key, r in results.items() if r.status == GRADED}
-    codes: dict[str, StudentCode] = {}  # read once per student, however many groups they are in
-
-    def code_of(key: str) -> StudentCode:
-        if key not in codes:
-            codes[key] = student_code(paths[key], assignment)
-        return codes[key]
-
-    found = clusters(assignment, graded, code_of, notes)
+    known = digests or {}
+    # a submission the export does not tell the owner of (undecided) is nobody's: no folder, no pair
+    students = [
+        (s.key, s.path, known.get(s.key) or submission_digest(s.path)) for s in intake.submissions if not s.undecided
+    ]
+    records = class_records(out, students, assignment, jobs)
+    lap("code records")
+    found = clusters(assignment, graded, lambda key: records[key], notes)
     write_clusters(out / "clusters.json", found)
+    lap("clusters")
     if similarity_available():
-        pairs = similar_pairs(paths, assignment, jobs)
+        normal = {key: record.normalised or "" for key, record in records.items()}
+        pairs = similar_pairs(normal, list(release_code(assignment)), cache=cache_folder(out), jobs=jobs)
         write_similarity(out / "similarity.csv", pairs, names)
     else:
         pairs = []
         (out / "similarity.csv").unlink(missing_ok=True)  # an earlier run's would say what this one did not look at
         lines.append("similarity.csv not written: copydetect is missing (pip install 'autograder[instructor]')")
+    lap("similarity")
     page = render_dashboard(
         assignment, class_figures(assignment, results), found, pairs, status, intake.skipped, names, pages=set(results)
     )
     write_atomically(out / "report.html", page)
+    lap("dashboard")
     return lines + summary_lines(found, pairs)
 
 

@@ -5,10 +5,14 @@ on each graded name (where the class struggles), and the known mistakes the feed
 named most often. The text also lists every student who was not graded, and why, and
 what the intake left out: names and reasons from the export, each on one line
 (results/text.py's one_line), so that no file name adds a line to the report.
+report.png is drawn again only when its figures changed (matplotlib takes a second to
+load and draw): DIR/.cache/report.json keeps a digest of the figures it shows.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
@@ -20,7 +24,9 @@ from ..results.outcome import GRADED
 from ..results.read import Results
 from ..results.scoring import points_text
 from ..results.text import one_line
+from .class_folder import cache_folder
 
+_DRAWING = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()  # this module: how report.png is drawn
 EPSILON = 1e-9  # full marks: the points written to six decimals reach the maximum within rounding
 
 
@@ -113,5 +119,32 @@ def write_report(
     figures = class_figures(assignment, results)
     text = report_text(assignment, figures, status, intake.skipped, insight)
     write_atomically(out / "report.txt", text)
-    report_figure(assignment, figures, out / "report.png")
+    key = figure_key(assignment, figures)
+    kept = cache_folder(out) / "report.json"
+    if not _drawn(out / "report.png", kept, key):
+        report_figure(assignment, figures, out / "report.png")
+        kept.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        write_atomically(kept, json.dumps({"key": key}) + "\n")
     return text
+
+
+def figure_key(assignment: Assignment, figures: dict) -> str:
+    """A digest of what report.png shows: the figures, the names on its axes, the kit that draws it."""
+    shown = [
+        _DRAWING,
+        list(assignment.graded),
+        sorted(str(t) for t in figures["totals"]),
+        list(figures["full_marks"].items()),
+        figures["mistakes"].most_common(),
+        str(figures["max_score"]),
+        figures["students"],
+    ]
+    return hashlib.sha256(json.dumps(shown, ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _drawn(png: Path, kept: Path, key: str) -> bool:
+    """Whether png is there and was drawn from figures of that key."""
+    try:
+        return png.is_file() and json.loads(kept.read_text(encoding="utf-8")).get("key") == key
+    except (OSError, ValueError, AttributeError):
+        return False

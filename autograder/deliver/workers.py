@@ -3,8 +3,9 @@
 The grader is prepared once (reference, plan, rehearsal, isolation, and a check that
 the reference gets full marks through the sandbox on this host); workers fork from it,
 each with a zygote and uids of its own. Each student is graded (deliver/one_submission.py)
-into DIR/students/<key>/ (results.json, feedback.html, feedback.md, the notebook graded),
-written whole by the worker that graded them, which hands back the student's status and
+into DIR/students/<key>/ (results.json, feedback.html, feedback.md, the notebook graded,
+and code.json: what the class views read of the code, deliver/sources.py), written
+whole by the worker that graded them, which hands back the student's status and
 results, typed: nothing is read back. When the first submissions all fail for a reason
 outside student code, the run stops instead of grading a class of errors.
 """
@@ -36,6 +37,7 @@ from .intake import Submission
 from .one_submission import grade_one
 from .progress import Progress
 from .regrade import student_record
+from .sources import keep_record
 
 STOP_AFTER = 3  # host failures in a row, from the start, that end a run
 NOTEBOOK_LIMIT = 16 * 2**20  # bytes of a graded notebook kept beside its results
@@ -89,6 +91,10 @@ def grade_student(grader: Grader, submission: Submission, run: Run) -> Grading:
     write_feedback(results, folder, show_hidden=run.show_hidden, student=submission.name)
     if outcome.report is not None:
         _keep_notebook(submission.path.parent / outcome.report.entry, folder)
+    try:  # the code read once, here, in parallel; what fails here the class views make again, and say why
+        keep_record(run.out, submission.key, submission.path, run.submission_digests[submission.key], grader.assignment)
+    except Exception:
+        pass
     return Grading(outcome.status, outcome.reason, results)
 
 

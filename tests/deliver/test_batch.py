@@ -18,7 +18,7 @@ import pytest
 from autograder import KIT_ROOT
 from autograder.author.samples import sample_path
 from autograder.config import GradingConfig
-from autograder.deliver import batch
+from autograder.deliver import batch, report, similarity, sources
 from autograder.errors import KitError
 from autograder.public import trees
 
@@ -315,6 +315,40 @@ def test_a_rerun_grades_only_what_changed(samples, tmp_path, capsys):
     assert "1 graded, 0 unchanged" in capsys.readouterr().out
 
 
+def test_a_rerun_with_nothing_to_grade_reads_the_class_views_back(samples, tmp_path, monkeypatch):
+    """With nothing changed, does a rerun write the same class views without reading a submission's code,
+    comparing a pair with copydetect or drawing report.png (each kept from the first run)?"""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for name, sample in (("ada", "buggy"), ("ben", "buggy"), ("cleo", "solved")):
+        shutil.copy(samples[sample], folder / f"{name}.ipynb")
+    out = tmp_path / "out"
+    made = []  # the records this process makes: none, each worker kept its students'
+    real = sources.code_record
+    monkeypatch.setattr(sources, "code_record", lambda *args: made.append(args) or real(*args))
+    assert batch.grade_all(folder, "mha", out, GradingConfig(), jobs=2, progress=False) == 0
+    assert all((out / "students" / key / "code.json").is_file() for key in ("ada", "ben", "cleo")) and not made
+    views = ("similarity.csv", "clusters.json", "report.html", "report.txt", "report.png")
+    first = {name: (out / name).read_bytes() for name in views}
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("computed again")
+
+    for module, name in ((sources, "student_code"), (similarity, "compare"), (report, "report_figure")):
+        monkeypatch.setattr(module, name, refuse)
+    assert batch.grade_all(folder, "mha", out, GradingConfig(), jobs=2, progress=False) == 0
+    assert {name: (out / name).read_bytes() for name in views} == first
+
+
+def test_grade_all_loads_no_library_a_rerun_does_not_need():
+    """Does grade-all's module load without nbformat (its JSON schema checks), copydetect, Pygments or
+    matplotlib: seconds of imports that a rerun with nothing to grade never uses?"""
+    heavy = ("nbformat", "jsonschema", "copydetect", "pygments", "matplotlib")
+    code = f"import sys, autograder.deliver.batch; print([m for m in {heavy!r} if m in sys.modules])"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=KIT_ROOT, check=True)
+    assert done.stdout.strip() == "[]"
+
+
 def test_ctrl_c_stops_quietly_and_a_rerun_resumes(samples, tmp_path):
     """Ctrl-C during grade-all: one line and exit 130, no traceback; does the rerun grade only what is left?"""
     folder = tmp_path / "class"
@@ -357,8 +391,9 @@ def test_any_entry_name_and_a_summary_always(samples, tmp_path):
     assert all(key.replace("-", "").replace("_", "").replace(".", "").isalnum() for key in table)
     written = ["answers.html", "manual_points_template.csv"]  # mha asks written answers: deliver/answers.py
     insight = ["clusters.json", "report.html", "similarity.csv"]  # deliver/insight.py
+    kept = [".cache"]  # what a rerun reads back (deliver/class_folder.py)
     assert sorted(p.name for p in out.iterdir()) == sorted(
-        [*written, *insight, "report.png", "report.txt", "students", "summary.csv"]
+        [*written, *insight, *kept, "report.png", "report.txt", "students", "summary.csv"]
     )
 
 

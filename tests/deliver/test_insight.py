@@ -18,6 +18,7 @@ from autograder.config import GradingConfig
 from autograder.deliver import batch
 from autograder.deliver import clusters as clustering
 from autograder.deliver.cluster_to_mistake import append_entry, cluster_to_mistake, entry_text
+from autograder.grade import mistakes
 from autograder.grade.mistakes import Mistake
 from tests.deliver.feedback.test_page import CHROMIUM, chromium
 
@@ -124,7 +125,7 @@ def test_the_dashboard_in_a_browser(graded, tmp_path):
     assert done.returncode == 0 and shot.stat().st_size > 20_000, done.stderr[-2000:]
 
 
-def test_a_group_becomes_a_known_mistake(graded, tmp_path, monkeypatch, capsys):
+def test_a_group_becomes_a_known_mistake(graded, tmp_path, monkeypatch, capsys, request):
     """cluster-to-mistake: an edit that does something else is refused; the edit that makes the group's slip gives
     an entry which, once in the catalogue, names exactly the group's students; --append's text is that entry."""
     assignment = assignments.get(NAME)
@@ -150,6 +151,8 @@ def test_a_group_becomes_a_known_mistake(graded, tmp_path, monkeypatch, capsys):
 
     module = assignment.module("mistakes")
     monkeypatch.setattr(module, "MISTAKES", [*module.MISTAKES, mistake])
+    mistakes._catalogue.cache_clear()  # the catalogue is read once per process: read it again, with the entry
+    request.addfinalizer(mistakes._catalogue.cache_clear)  # and without it, once the entry is gone
     out = tmp_path / "with-entry"
     grade(COHORT, out, jobs=1, force=True)
     named = {key: c["named"] for key, c in groups(out).items()}

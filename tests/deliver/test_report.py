@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from autograder.deliver import report
 from autograder.deliver.intake import Intake
 from autograder.deliver.report import class_figures, report_text, write_report
 from autograder.results.outcome import KIT_ERROR
@@ -61,3 +62,26 @@ def test_no_student_graded_still_writes_the_report(mha, tmp_path: Path):
     intake = Intake("folders", [], [])
     assert write_report(mha, tmp_path, intake, {}, {}) == "mha: no graded submissions\n"
     assert (tmp_path / "report.png").exists()
+
+
+def test_the_figure_is_drawn_again_only_when_it_changes(mha, tmp_path, monkeypatch):
+    """Is report.png drawn once for the same figures (matplotlib is the report's slowest part), and again when a
+    student's points change or the picture is gone?"""
+    drawn = []
+    real = report.report_figure
+
+    def counted(assignment, figures, path):
+        drawn.append(figures["students"])
+        real(assignment, figures, path)
+
+    monkeypatch.setattr(report, "report_figure", counted)
+    intake = Intake("folders", [], [])
+    results = class_results()
+    write_report(mha, tmp_path, intake, results, {})
+    write_report(mha, tmp_path, intake, class_results(), {})
+    assert drawn == [2]
+    del results["ben"]
+    write_report(mha, tmp_path, intake, results, {})
+    (tmp_path / "report.png").unlink()
+    write_report(mha, tmp_path, intake, results, {})
+    assert drawn == [2, 1, 1] and (tmp_path / "report.png").exists()

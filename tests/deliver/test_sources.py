@@ -1,14 +1,24 @@
 """Is a student's own code read rightly for the class views: what they wrote, less what the release gave them,
 each definition as Python would take it, bounded, and nothing when there is nothing safe to read?"""
 
+import signal
+
 import nbformat
 
-from autograder import assignments
+from autograder import KIT_ROOT, assignments
+from autograder.deliver import sources
+from autograder.deliver.fingerprints import normalised
 from autograder.deliver.sources import (
     EXCERPT_CHARS,
     EXCERPT_LINES,
     MAX_CODE_CHARS,
+    RECORD,
     StudentCode,
+    class_records,
+    code_record,
+    keep_record,
+    read_record,
+    record_key,
     release_code,
     student_code,
     without_docstrings,
@@ -124,3 +134,64 @@ def test_the_code_given_is_the_release_notebooks_cells_and_the_stub():
     release = nbformat.read(NUMPY.release_dir / NUMPY.notebook_name, as_version=4)
     assert list(given[:-1]) == [c.source for c in release.cells if c.cell_type == "code"]
     assert given[-1] == NUMPY.stub_path.read_text(encoding="utf-8")
+
+
+COHORT = KIT_ROOT / "tests" / "data" / "cohort" / "attention_numpy"
+
+
+def test_a_record_holds_what_the_class_views_read(tmp_path):
+    """Does a student's record hold the excerpt of each graded name their code defines and their own code
+    normalised, and is it read back only for the same submission, release and normaliser?"""
+    path = COHORT / "ada.py"
+    record = keep_record(tmp_path, "ada", path, "digest-1", NUMPY)
+    code = student_code(path, NUMPY)
+    assert record.excerpts == {name: code.excerpt(name) for name in NUMPY.graded if code.excerpt(name)}
+    assert record.excerpt("positional_encoding").startswith("def positional_encoding(")
+    assert record.excerpt("not_a_name") == ""
+    assert record.normalised == normalised(code.text)
+    folder = tmp_path / "students" / "ada"
+    assert read_record(folder, record_key("digest-1", NUMPY)) == record
+    assert read_record(folder, record_key("digest-2", NUMPY)) is None  # another submission
+    assert record_key("digest-1", NUMPY) != record_key("digest-1", assignments.get("mha"))  # another release
+    (folder / RECORD).write_text('{"key": "' + record_key("digest-1", NUMPY) + '", "excerpts": []}')
+    assert read_record(folder, record_key("digest-1", NUMPY)) is None  # damaged: made again
+
+
+def test_the_class_records_are_made_once(tmp_path, monkeypatch):
+    """Are the records kept for the same submissions read back, and only the others made (and kept)?"""
+    made = []
+    real = sources.code_record
+
+    def counted(path, assignment):
+        made.append(path.stem)
+        return real(path, assignment)
+
+    monkeypatch.setattr(sources, "code_record", counted)
+    students = [(path.stem, path, f"digest of {path.stem}") for path in sorted(COHORT.glob("*.py"))]
+    first = class_records(tmp_path, students, NUMPY)
+    assert made == [key for key, _, _ in students] and list(first) == made
+    made.clear()
+    changed = [(key, path, digest + " changed" if key == "cleo" else digest) for key, path, digest in students]
+    again = class_records(tmp_path, changed, NUMPY, jobs=2)
+    assert made == ["cleo"] and again == first
+    assert code_record(COHORT / "cleo.py", NUMPY) == again["cleo"]
+
+
+def _sigterm_is_default(_task):
+    return signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+
+
+def test_the_pools_workers_end_on_sigterm(monkeypatch, tmp_path):
+    """Does each worker of the pool that reads a large class's code run with SIGTERM's default action, not the
+    command's KeyboardInterrupt it inherits through fork (which left workers stuck when the pool closed)?"""
+    from autograder.interrupts import interrupt_on_terminate
+
+    before = signal.getsignal(signal.SIGTERM)
+    monkeypatch.setattr(sources, "_keep", _sigterm_is_default)  # what a forked worker runs
+    students = [(f"s{k}", tmp_path / f"s{k}.py", f"digest{k}") for k in range(sources.POOL_FROM)]
+    try:
+        interrupt_on_terminate()
+        found = sources.class_records(tmp_path / "out", students, assignments.get("attention_numpy"), jobs=2)
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert list(found.values()) == [True] * sources.POOL_FROM
