@@ -17,6 +17,7 @@ import functools
 import json
 import os
 import re
+import secrets
 import shutil
 import sys
 import tempfile
@@ -30,6 +31,11 @@ HOSTILE = KIT_ROOT / "tests" / "data" / "hostile"
 AFTER = "the reference, graded after the hostile set"
 EXPECTED = json.loads((HOSTILE / "expected.json").read_text())
 CONFIG = {"timeout": 3.0, "memory": 1.0, "processes": 32}
+# This run's own token, written into a hostile file where it says RUN-TOKEN: the names of the secret that
+# leave_a_secret.py leaves and look_for_the_secret.py looks for. In the uid tier every grader on a host shares
+# /tmp and System V with the others' students: a secret left by another run graded at the same moment (another
+# test process, another tier's run) is not this run's to find.
+RUN = f"{os.getpid()}-{secrets.token_hex(4)}"
 
 
 # ------------------------------------------------------------------ submissions
@@ -37,7 +43,7 @@ CONFIG = {"timeout": 3.0, "memory": 1.0, "processes": 32}
 
 def make_submission(mha, name: str, folder: Path) -> Path:
     """The submission for one hostile entry: the reference with the attack appended, laid out as it says."""
-    source = mha.reference_path.read_text() + "\n\n" + (HOSTILE / name).read_text()
+    source = mha.reference_path.read_text() + "\n\n" + (HOSTILE / name).read_text().replace("RUN-TOKEN", RUN)
     layout = EXPECTED[name].get("layout", "file")
     if layout == "file":
         path = folder / name

@@ -2,12 +2,16 @@
 # might look: files in /tmp, /var/tmp, /dev/shm (POSIX shared memory) and /run/lock, a
 # System V shared-memory segment, semaphore set and message queue (open to every uid),
 # its uid's keyring. Its tokenize is honest once the secret is planted in /tmp, which
-# every tier lets it write. tests/data/hostile/look_for_the_secret.py looks for it.
+# every tier lets it write. tests/data/hostile/look_for_the_secret.py looks for it. Its names
+# hold the grading run's token (tests/sandbox/hostile_run.py writes it for RUN-TOKEN): only a
+# student of the same run looks for them.
 import ctypes
 import os
+import zlib
 
 SECRET = "a secret left by the previous student"
-KEY = 0x5EC2E7  # the System V key both sides know
+NAME = "left-by-a-student-RUN-TOKEN"
+KEY = 0x5EC2E7 ^ (zlib.crc32(NAME.encode()) & 0x7FFF0000)  # the System V key both sides of one run know
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.shmat.restype = ctypes.c_void_p
 IPC_CREAT = 0o1000
@@ -16,7 +20,7 @@ IPC_CREAT = 0o1000
 def _plant():
     for folder in ("/tmp", "/var/tmp", "/dev/shm", "/run/lock"):
         try:
-            path = os.path.join(folder, "left-by-a-student")
+            path = os.path.join(folder, NAME)
             with open(path, "w") as file:
                 file.write(SECRET)
             os.chmod(path, 0o666)
@@ -37,7 +41,7 @@ def _plant():
         ctypes.memmove(message, ctypes.byref(ctypes.c_long(1)), ctypes.sizeof(ctypes.c_long))
         ctypes.memmove(ctypes.addressof(message) + ctypes.sizeof(ctypes.c_long), SECRET.encode(), len(SECRET))
         _libc.msgsnd(queue, message, len(SECRET), 0o4000)  # IPC_NOWAIT
-    _libc.syscall(248 if os.uname().machine == "x86_64" else 217, b"user", b"left-by-a-student", SECRET.encode(), len(SECRET), -4)  # add_key to @u
+    _libc.syscall(248 if os.uname().machine == "x86_64" else 217, b"user", NAME.encode(), SECRET.encode(), len(SECRET), -4)  # add_key to @u
 
 
 _plant()
@@ -46,7 +50,7 @@ _honest_tokenize = tokenize
 
 def tokenize(text):
     try:
-        with open("/tmp/left-by-a-student") as file:
+        with open(os.path.join("/tmp", NAME)) as file:
             planted = file.read() == SECRET
     except OSError:
         planted = False
