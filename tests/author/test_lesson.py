@@ -281,3 +281,57 @@ def test_no_cell_above_a_question_gives_its_answer_away(name, answer):
         early = [i for i, text in enumerate(before) if phrase in text]
         assert not early, f"{phrase!r} stands in cell {early[0]} ({cells[early[0]].get('id')}), above the question"
         assert phrase in after, f"{phrase!r} is nowhere in the answer or after its question"
+
+
+EXERCISES = [(name, graded) for name in assignments.names() for graded in assignments.get(name).graded]
+
+
+def names_left_undefined(notebook, assignment, blank: str) -> list[tuple[str, set[str]]]:
+    """With ``blank`` a stub and every other exercise solved: the demo cells of the release that would run (no
+    exercise on their needs line is ``blank`` or calls it) yet read a name only a waiting cell binds, each with
+    those names. A waiting cell binds nothing; every other cell binds what it binds (the rule of
+    tests/author/test_notebooks.py's Run All with one exercise left blank, read from the release's text)."""
+    from autograder.grade.mistakes import callers
+    from autograder.public.notebook import NEEDS
+
+    blocked = {blank} | set(callers(assignment)[blank])  # an exercise that calls a stub fails its checks too
+    missing: set[str] = set()
+    found = []
+    for cell in notebook.cells:
+        if cell.cell_type != "code" or cell.get("id") == "selfcheck":
+            continue
+        first = cell.source.split("\n", 1)[0].strip()
+        needs = {n.strip() for n in NEEDS.match(first).group(1).split(",")} if NEEDS.match(first) else set()
+        tree = ast.parse("\n".join(line for line in cell.source.split("\n") if not line.lstrip().startswith("%")))
+        if needs & blocked:
+            missing |= {name for statement in tree.body for name in _defined(statement)}
+            continue
+        read: set[str] = set()
+        for statement in tree.body:
+            read |= _reads(statement) & missing
+            missing -= _defined(statement)
+        if read:
+            found.append((cell.get("id"), read))
+    return found
+
+
+@pytest.mark.parametrize("name, exercise", EXERCISES, ids=[f"{n}-{e}" for n, e in EXERCISES])
+def test_with_one_exercise_blank_no_running_demo_reads_a_waiting_ones_name(name, exercise):
+    """The fast form of Run All with one exercise left blank (tests/author/test_notebooks.py runs one such
+    notebook per assignment; CI's `make exhaustive` runs them all): does no demo that runs read a name only a
+    waiting demo would have made (a NameError that would stop Run All)?"""
+    assignment = assignments.get(name)
+    notebook = nbformat.read(assignment.release_dir / assignment.notebook_name, as_version=4)
+    assert names_left_undefined(notebook, assignment, exercise) == []
+
+
+def test_a_demo_without_its_needs_line_is_found(mha):
+    """Does that check fail where a demo that uses build_vocab's vocabulary no longer waits for it?"""
+    notebook = nbformat.read(mha.release_dir / mha.notebook_name, as_version=4)
+    vocab = next(c for c in notebook.cells if c.cell_type == "code" and "stoi = build_vocab(sentences)" in c.source)
+    assert names_left_undefined(notebook, mha, "build_vocab") == []
+    later = next(
+        c for c in notebook.cells[notebook.cells.index(vocab) + 1 :] if c.cell_type == "code" and "stoi" in c.source
+    )
+    later.source = "\n".join(line for line in later.source.split("\n") if not line.startswith("# needs:"))
+    assert [cell for cell, _ in names_left_undefined(notebook, mha, "build_vocab")] == [later.get("id")]

@@ -22,6 +22,13 @@ from autograder.author.samples import sample_notebook
 
 pytestmark = pytest.mark.slow
 EXERCISES = [(name, graded) for name in assignments.names() for graded in assignments.get(name).graded]
+# One exercise left blank per assignment in `make test`, the first (every later demo may wait for it), and the rest
+# in CI's `make exhaustive`; tests/author/test_lesson.py checks the rule for every exercise, from the release's text.
+BLANK_ONE = [
+    pytest.param(name, exercise, id=f"{name}-{exercise}", marks=() if exercise == first else pytest.mark.exhaustive)
+    for name, exercise in EXERCISES
+    for first in [assignments.get(name).graded[0]]
+]
 
 
 def execute(notebook, folder, allow_errors=False):
@@ -198,7 +205,7 @@ def solved_but(assignment, name):
     return notebook
 
 
-@pytest.mark.parametrize("name, exercise", EXERCISES, ids=[f"{n}-{e}" for n, e in EXERCISES])
+@pytest.mark.parametrize("name, exercise", BLANK_ONE)
 def test_run_all_reaches_the_end_with_one_exercise_left_blank(name, exercise, tmp_path):
     """With every exercise done but one, does Run All reach the end, no cell raising?
 
