@@ -12,4 +12,7 @@ late/        the course's late policy, applied by grade-all and by nbgrader's pl
 feedback/    a student's feedback page and Markdown
 html_page.py the one head (and Content-Security-Policy) of every page the kit writes
 templates/   the GitHub Classroom workflow instructors copy
+
+nbgrader.py and classroom.py only re-export, from routes/, what master notebooks and copied
+workflows import by those paths (each says why it stays).
 """
