@@ -48,12 +48,12 @@ c.ExecutePreprocessor.timeout = 120
 # `nbgrader autograde` puts each grade cell's hidden tests back from gradebook.db before it
 # runs a notebook. nbgrader's own step for it (OverwriteCells) warns "checksum ... has
 # changed!" for every grade cell of every notebook, however honest; the kit's step does the
-# same, and warns only for a locked cell the student changed (autograder/deliver/hidden_tests.py).
+# same, and warns only for a locked cell the student changed (autograder/deliver/routes/hidden_tests.py).
 # The rest is nbgrader's list of steps as it comes.
 c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
-    "autograder.deliver.hidden_tests.RestoreHiddenTests",
+    "autograder.deliver.routes.hidden_tests.RestoreHiddenTests",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]

@@ -12,7 +12,8 @@ grade/      the hidden graders' runtime: plan, reference, judging, known mistake
             grade/authoring.py is all that an assignment's own files import
 course      solutions/<name>/ imported as autograder.course.<name>
 author/     author -> build -> release (nbgrader)
-deliver/    a class, its report and feedback, nbgrader, Gradescope, GitHub Classroom
+deliver/    grade_all/ (a class graded), class_view/ (the class seen whole), routes/ (nbgrader,
+            Gradescope, GitHub Classroom, LMS grade files, Canvas); intake, late policy, feedback
 doctor.py, bench.py, demo.py, cli.py   the commands
 
 Each assignment is one folder, solutions/<name>/ (see assignments.py); the kit names none.

@@ -24,12 +24,12 @@ one, else from the largest process):
   each concurrent grading takes (the device's peak over its use before, per job, sampled
   through NVML); --devices-only measures nothing else;
 * what grade-all's view of the class adds (notes, clusters.json, similarity.csv,
-  report.html: deliver/insight.py), run again alone on the largest class graded with
+  report.html: deliver/class_view/insight.py), run again alone on the largest class graded with
   --jobs (M, else 2N), with as many jobs: its wall time and core-seconds, and their
   ratio to the rest of that grade-all.
 
 With --class-steps it times instead grade-all's steps over the whole class alone
-(deliver/batch.py write_class: the written answers' page, summary.csv, notes, the code
+(deliver/grade_all/batch.py write_class: the written answers' page, summary.csv, notes, the code
 records, clusters.json, similarity.csv, report.html, the LMS's file, the report), after
 reading every results.json once, on synthetic classes of 100, 1,000 and 10,000
 (autograder/synthetic.py: results.json and code.json as grading writes them, the
@@ -62,10 +62,10 @@ from .author.build import write_master
 from .author.notebook import notebook_text
 from .author.release import nbgrader_env
 from .author.samples import sample_notebook
-from .deliver import answers
-from .deliver.batch import write_class
-from .deliver.class_folder import cache_folder, read_class
-from .deliver.insight import write_insight
+from .deliver.class_view.insight import write_insight
+from .deliver.grade_all import answers
+from .deliver.grade_all.batch import write_class
+from .deliver.grade_all.class_folder import cache_folder, read_class
 from .deliver.intake import read_intake
 from .errors import KitError
 from .grade.engine import rehearse, visible_probes
@@ -250,7 +250,7 @@ def _sample_gpu(watch, peak: list[int], stop: threading.Event) -> None:
 
 
 def insight_cost(folder: Path, out: Path, jobs: int) -> dict[str, float]:
-    """grade-all's last step (deliver/insight.py) on a class it graded into out, timed in a fresh process."""
+    """grade-all's last step (deliver/class_view/insight.py) on a class it graded into out, timed in a fresh process."""
     code = (
         "import json; from pathlib import Path; from autograder.bench import time_insight; "
         f"print(json.dumps(time_insight(Path({str(folder)!r}), Path({str(out)!r}), {jobs})))"

@@ -216,7 +216,7 @@ def add_grade_all(commands) -> None:
 
 
 def cmd_grade_all(args) -> int:
-    from .deliver.batch import grade_all  # here: the class's machinery (intake, report, matplotlib), for grade-all only
+    from .deliver.grade_all.batch import grade_all  # here: the class's machinery (intake, matplotlib), grade-all only
 
     config = GradingConfig.from_arguments(args)
     if args.shard and (args.manual_points or args.lms_column_id or args.late_policy):
@@ -258,7 +258,7 @@ def add_merge(commands) -> None:
 
 
 def cmd_merge(args) -> int:
-    from .deliver.batch import merge  # here: the class's machinery (intake, report, matplotlib), for merge only
+    from .deliver.grade_all.batch import merge  # here: the class's machinery (intake, report, matplotlib), merge only
 
     return merge(
         Path(args.submissions),
@@ -301,7 +301,7 @@ def add_cluster_to_mistake(commands) -> None:
 
 
 def cmd_cluster_to_mistake(args) -> int:
-    from .deliver.cluster_to_mistake import cluster_to_mistake  # here: the grading engine, for this command only
+    from .deliver.class_view.cluster_to_mistake import cluster_to_mistake  # here: the grading engine, this command only
 
     edit = {"id": args.id, "target": args.target, "old": args.old, "new": args.new, "message": args.message}
     return cluster_to_mistake(
@@ -392,7 +392,7 @@ def add_collect(commands) -> None:
 
 
 def cmd_collect(args) -> int:
-    from .deliver.gradebook import collect  # here: nbformat and nbgrader's course, for this command only
+    from .deliver.routes.gradebook import collect  # here: nbformat and nbgrader's course, for this command only
 
     course = Path(args.course)
     placed, skipped = collect(Path(args.submissions), assignments.get(args.assignment), course)
@@ -426,7 +426,7 @@ def add_gradebook(commands) -> None:
 
 
 def cmd_gradebook(args) -> int:
-    from .deliver.gradebook import export  # here: nbformat and nbgrader's course, for this command only
+    from .deliver.routes.gradebook import export  # here: nbformat and nbgrader's course, for this command only
 
     totals = export(
         Path(args.results), assignments.get(args.assignment), Path(args.course), keep_manual=args.keep_manual
@@ -457,8 +457,8 @@ def add_gradescope(commands) -> None:
 
 
 def cmd_gradescope(args) -> int:
-    from .deliver.answers import gradescope_note  # here: the lessons' reader, for this command only
-    from .deliver.gradescope import write_bundle  # here: the bundle's machinery, for this command only
+    from .deliver.grade_all.answers import gradescope_note  # here: the lessons' reader, for this command only
+    from .deliver.routes.gradescope import write_bundle  # here: the bundle's machinery, for this command only
 
     config = GradingConfig.from_arguments(args)
     path = write_bundle(assignments.get(args.assignment), Path(args.out), config, show_score=args.show_score)
@@ -509,7 +509,7 @@ def add_push(commands) -> None:
 
 
 def cmd_push_canvas(args) -> int:
-    from .deliver.canvas_push import push_canvas  # here: canvasapi and requests, for this command only
+    from .deliver.routes.canvas_push import push_canvas  # here: canvasapi and requests, for this command only
 
     return push_canvas(Path(args.out), args.course, args.assignment, url=args.url, apply=args.apply)
 

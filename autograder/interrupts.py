@@ -4,7 +4,7 @@ A cluster's time limit (Slurm sends SIGTERM, then SIGKILL), a stopped container 
 plain ``kill`` would otherwise end the grader at once, leaving its student processes,
 their cgroups and scratch behind. Raised as KeyboardInterrupt instead, it unwinds every
 ``finally`` on the way out, as Ctrl-C does: grade-all keeps what it graded and says
-"interrupted: rerun to resume" (its workers stop alike: deliver/workers.py).
+"interrupted: rerun to resume" (its workers stop alike: deliver/grade_all/workers.py).
 """
 
 from __future__ import annotations

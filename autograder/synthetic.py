@@ -1,7 +1,7 @@
 """A synthetic class of the mha assignment as grading leaves it, made in seconds without grading anyone.
 
-The class views (deliver/insight.py and the rest of grade-all's last steps) read what
-grading wrote: each student's results.json and code.json (deliver/sources.py). This
+The class views (deliver/class_view/insight.py and the rest of grade-all's last steps) read what
+grading wrote: each student's results.json and code.json (deliver/class_view/sources.py). This
 module writes both for a class of any size, so that ``bench --class-steps`` times those
 steps alone on 100, 1,000 or 10,000 students, and the tests compare MinHash's pairs
 with every pair's on a class larger than the six of tests/data/cohort/.
@@ -42,11 +42,11 @@ from pathlib import Path
 from . import KIT_ROOT, assignments
 from .assignments import Assignment
 from .config import GradingConfig
-from .deliver import fingerprints
-from .deliver.class_folder import student_folder
+from .deliver.class_view import fingerprints
+from .deliver.class_view.sources import CodeRecord, StudentCode, record_key, write_record
+from .deliver.grade_all.class_folder import student_folder
+from .deliver.grade_all.regrade import grading_digest, student_record, submission_digest
 from .deliver.intake import read_intake
-from .deliver.regrade import grading_digest, student_record, submission_digest
-from .deliver.sources import CodeRecord, StudentCode, record_key, write_record
 from .grade.mistakes import catalogue
 from .grade.plan import collect, hidden_summary
 from .results.atomic import write_atomically
@@ -69,7 +69,7 @@ class Piece:
     """Code a student's module is made of, with what grading would keep of it."""
 
     source: str
-    normal: str  # normalised (deliver/fingerprints.py); "" without Pygments
+    normal: str  # normalised (deliver/class_view/fingerprints.py); "" without Pygments
     mistake: str = ""  # the catalogue's id of the mistake it holds
 
 

@@ -35,6 +35,8 @@ LAYERS = [
     "grade",
     "course",  # solutions/<name>/, imported as autograder.course.<name>: it imports grade.authoring only
     "author",
+    # deliver/ is one layer: grade_all/batch.py runs class_view/ and routes/lms_grades.py, which read grade_all's class
+    # folder and summary.csv back, so its folders have no order; its modules import one way (no cycle, tested below)
     "deliver",
     "synthetic",  # a class as grading leaves it, for the benchmark and the tests of the class views
     "doctor",
@@ -242,6 +244,10 @@ def test_has_logic_tells_code_from_data():
     assert not has_logic('X = 1\nclass E(Exception):\n    """An error."""\n')
     assert (
         module_tests(PACKAGE / "deliver" / "intake" / "canvas.py") == KIT_ROOT / "tests/deliver/intake/test_canvas.py"
+    )
+    assert (
+        module_tests(PACKAGE / "deliver" / "routes" / "nbgrader.py")
+        == KIT_ROOT / "tests/deliver/routes/test_nbgrader.py"
     )
 
 

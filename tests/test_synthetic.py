@@ -4,9 +4,9 @@ results.json as the kit's writer writes it, groups of the same mistake, and copi
 import json
 
 from autograder import assignments
-from autograder.deliver.clusters import failing
-from autograder.deliver.regrade import submission_digest
-from autograder.deliver.sources import code_record, read_record, record_key
+from autograder.deliver.class_view.clusters import failing
+from autograder.deliver.class_view.sources import code_record, read_record, record_key
+from autograder.deliver.grade_all.regrade import submission_digest
 from autograder.results.read import read_results_file
 from autograder.synthetic import COPIED, PARTLY, make_class, students
 

@@ -61,7 +61,7 @@ def hidden_test_source(assignment: Assignment, name: str) -> str:
     """The grade cell of a graded name: in the release only its first comment is left.
 
     The hidden part names the points of the cell and the kit it was built with, so that
-    a kernel whose kit would score otherwise refuses (autograder/deliver/nbgrader.py).
+    a kernel whose kit would score otherwise refuses (autograder/deliver/routes/nbgrader.py).
     """
     call = f'grade_in_notebook("{assignment.name}", "{name}", globals(), points={assignment.points[name]!r}, kit="{kit_digest(assignment)}")'
     return "\n".join(

@@ -121,8 +121,8 @@ class Results:
     cluster_notes: dict[str, str] = field(default_factory=dict)  # exercise -> the instructor's note for its group
     output: str = ""  # the top-level output
     student: Student = field(default_factory=Student)  # grade-all's record of whose results these are
-    submission_digest: str = ""  # grade-all's digest of what was submitted (deliver/regrade.py)
-    grading_digest: str = ""  # grade-all's digest of what decided the grade (deliver/regrade.py)
+    submission_digest: str = ""  # grade-all's digest of what was submitted (deliver/grade_all/regrade.py)
+    grading_digest: str = ""  # grade-all's digest of what decided the grade (deliver/grade_all/regrade.py)
     late: LatePenalty | None = None  # grade-all's late policy applied; None where none was
     document: dict = field(default_factory=dict, repr=False, compare=False)  # as read, for update.py
 

@@ -70,9 +70,9 @@ WITHHELD = "The details of this hidden check are not shown here."
 class Provenance:
     """What grade-all keeps beside a student's results: whose they are, and what they were graded from."""
 
-    submission_digest: str  # everything submitted (deliver/regrade.py): a changed submission is graded again
+    submission_digest: str  # everything submitted (deliver/grade_all/regrade.py): a changed submission is graded again
     grading_digest: str  # everything that decides a grade: a change of it grades everyone again
-    student: dict  # who the results belong to, as the intake read them (deliver/regrade.py student_record)
+    student: dict  # who the results belong to, as the intake read them (deliver/grade_all/regrade.py student_record)
 
     def as_extra(self) -> dict:
         return {"fingerprint": self.submission_digest, "grading_digest": self.grading_digest, "student": self.student}

@@ -451,12 +451,12 @@ def needs_node():
 @pytest.fixture
 def points_output(steps, tmp_path):
     """The Points step run as the template writes it, on a results.json with 31 of 40 points: its outputs."""
-    from autograder.deliver.classroom import exercise_points
+    from autograder.deliver.routes.classroom import exercise_points
     from autograder.results.model import Report
     from autograder.results.read import read_results
     from autograder.results.write import gradescope_json
 
-    from .test_classroom import check
+    from .routes.test_classroom import check
 
     names = ["tokenize", "MultiHeadAttention"]
     report = Report(

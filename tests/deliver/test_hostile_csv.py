@@ -20,8 +20,10 @@ from pathlib import Path
 import pytest
 
 from autograder.author.lesson import questions
-from autograder.deliver import answers, lms_grades, similarity, summary
+from autograder.deliver.class_view import similarity
+from autograder.deliver.grade_all import answers, summary
 from autograder.deliver.intake import Intake, read_intake
+from autograder.deliver.routes import lms_grades
 from autograder.results.outcome import GRADED
 from autograder.results.read import read_results
 from autograder.results.write import gradescope_json

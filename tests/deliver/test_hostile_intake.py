@@ -20,7 +20,7 @@ import pytest
 from autograder import KIT_ROOT
 from autograder.author.samples import sample_path
 from autograder.config import GradingConfig
-from autograder.deliver import batch
+from autograder.deliver.grade_all import batch
 
 from .intake.exports import BILLION_LAUGHS
 

@@ -28,4 +28,4 @@ def test_the_kits_pages_all_share_it(tmp_path):
     writers = [p for p in root.rglob("*.py") if "<!DOCTYPE html>" in p.read_text() and p.name != "html_page.py"]
     assert writers == []
     users = {p.relative_to(root).as_posix() for p in root.rglob("*.py") if "html_page(" in p.read_text()}
-    assert {"answers.py", "dashboard.py", "feedback/page.py"} <= users
+    assert {"grade_all/answers.py", "class_view/dashboard.py", "feedback/page.py"} <= users

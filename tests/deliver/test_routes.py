@@ -25,8 +25,8 @@ from autograder.author.release import nbgrader_env, run_nbgrader
 from autograder.author.samples import sample_notebook, sample_path
 from tests.author.clone import clone_env, fresh_clone, run_in
 
-from .test_gradebook import hostile_notebook, rendered_scripts
-from .test_gradescope import METADATA
+from .routes.test_gradebook import hostile_notebook, rendered_scripts
+from .routes.test_gradescope import METADATA
 
 KIT = [sys.executable, "-m", "autograder"]
 
@@ -263,7 +263,7 @@ def test_gradescope_can_show_the_score_at_once(mha, tmp_path):
 
 def test_gradescope_gets_a_result_for_an_empty_submission(mha, tmp_path):
     """With nothing gradable submitted, and late, is there still a results.json that says why (the student's zero), and that it is late?"""
-    from autograder.deliver.gradescope import zip_files
+    from autograder.deliver.routes.gradescope import zip_files
 
     root = tmp_path / "autograder"
     for name, data in zip_files(mha).items():
@@ -306,7 +306,7 @@ def _workflow_default(value: str) -> str:
 @pytest.mark.slow
 def test_github_workflow_runs_what_it_says(mha, tmp_path):
     """Do the workflow's Grade and Points steps work as written, under sudo, and keep hidden details back?"""
-    from .test_classroom import reporter_reads
+    from .routes.test_classroom import reporter_reads
 
     workflow = yaml.safe_load((KIT_ROOT / "autograder" / "deliver" / "templates" / "github-classroom.yml").read_text())
     steps = workflow["jobs"]["run-autograding-tests"]["steps"]

@@ -20,7 +20,7 @@ import yaml
 
 from autograder import KIT_ROOT
 from autograder.config import GradingConfig
-from autograder.deliver import batch
+from autograder.deliver.grade_all import batch
 
 from ..deliver.cohort import NAME, assert_same_class, cohort_on_canvas
 from ..deliver.test_github_workflow import INPUTS, actionlint_command

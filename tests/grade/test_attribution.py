@@ -71,7 +71,7 @@ def test_a_passing_callee_called_otherwise_is_not_blamed(numpy_assignment, grade
 def test_nbgraders_hidden_cells_name_mistakes_as_grade_does(numpy_assignment, capsys):
     """In nbgrader's kernel, is the inline layer's own mistake named, and qkv_attention's not said to be the
     layer's (the hidden cells once named any called exercise's mistake)?"""
-    from autograder.deliver.nbgrader import grade_in_notebook
+    from autograder.deliver.routes.nbgrader import grade_in_notebook
     from autograder.grade.deciding import kit_digest
 
     namespace = namespace_of(
@@ -89,7 +89,7 @@ def test_nbgraders_hidden_cells_name_mistakes_as_grade_does(numpy_assignment, ca
 def test_nbgraders_hidden_cells_give_a_passing_callees_look_alike_as_a_hint(numpy_assignment, capsys):
     """In nbgrader's kernel, with softmax right and qkv_attention scaling by sqrt(d_model) on its own, then a layer
     that passes scale=False: is the layer's own mistake named, not qkv_attention's?"""
-    from autograder.deliver.nbgrader import grade_in_notebook
+    from autograder.deliver.routes.nbgrader import grade_in_notebook
     from autograder.grade.deciding import kit_digest
 
     namespace = namespace_of(

@@ -6,7 +6,7 @@ import pytest
 
 from autograder import KIT_ROOT, assignments
 from autograder.config import GradingConfig
-from autograder.deliver.regrade import grading_digest
+from autograder.deliver.grade_all.regrade import grading_digest
 from autograder.grade import reference
 from autograder.grade.deciding import NOTES_FILE, deciding_files, kit_digest
 

@@ -5,7 +5,7 @@ import pytest
 
 from autograder import assignments
 from autograder.assignments import discover
-from autograder.deliver.nbgrader import InProcessStudent
+from autograder.deliver.routes.nbgrader import InProcessStudent
 from autograder.grade.engine import ReferenceView, StudentView
 from autograder.grade.judge import Answers, Mismatch, Student, expect_same, require, require_own_attention
 from autograder.grade.reference import Reference

@@ -15,7 +15,7 @@ import pytest
 from autograder.author.blocks import exercise_message
 from autograder.author.notebook import notebook_text
 from autograder.author.samples import sample_notebook
-from autograder.deliver import nbgrader
+from autograder.deliver.routes import nbgrader
 from autograder.grade.mistakes import callers, catalogue
 from autograder.grade.submission import demo_cell_digests
 from autograder.grade.unfinished import calling_in, not_started

@@ -19,8 +19,8 @@ import pytest
 
 from autograder.author.samples import sample_path
 from autograder.config import GradingConfig
-from autograder.deliver.batch import grade_all
-from autograder.deliver.gradescope import zip_files
+from autograder.deliver.grade_all.batch import grade_all
+from autograder.deliver.routes.gradescope import zip_files
 from autograder.errors import KitError
 from autograder.public.loader import SubmissionError
 from autograder.results.outcome import outcome_of_error

@@ -22,9 +22,9 @@ import mistune
 import pytest
 
 from autograder import KIT_ROOT, assignments
-from autograder.deliver import classroom
+from autograder.deliver.class_view.report import report_text
 from autograder.deliver.feedback import render_html, render_markdown
-from autograder.deliver.report import report_text
+from autograder.deliver.routes import classroom
 from autograder.results.read import read_results
 from autograder.results.summaries import markdown_not_graded, markdown_summary
 from autograder.results.text import (
@@ -320,8 +320,8 @@ def test_every_csv_the_kit_writes_goes_through_csv_cell():
             writers.append(name)
             assert "csv_cell(" in source, f"{name} writes a CSV without making its cells inert"
     assert writers == [
-        "autograder/deliver/answers.py",
-        "autograder/deliver/lms_grades.py",
-        "autograder/deliver/similarity.py",
-        "autograder/deliver/summary.py",
+        "autograder/deliver/grade_all/answers.py",
+        "autograder/deliver/routes/lms_grades.py",
+        "autograder/deliver/class_view/similarity.py",
+        "autograder/deliver/grade_all/summary.py",
     ]

@@ -2,7 +2,7 @@
 
 It runs on every grade-all, after grading and before summary.csv is written, over every
 student with results, graded in this run or kept from an earlier one: nothing is graded
-again for it (the policy is in no grading digest, deliver/regrade.py). A changed policy or
+again for it (the policy is in no grading digest, deliver/grade_all/regrade.py). A changed policy or
 extension changes the results.json (``extra_data.late_penalty``, results/update.py) and the
 feedback of exactly the students it concerns; summary.csv's and the LMS files' totals are
 computed from them anew each run. Without a policy, any earlier run's penalties are removed.
@@ -19,8 +19,8 @@ from ...results.outcome import GRADED
 from ...results.read import LatePenalty, Results
 from ...results.scoring import exact, points_json, points_text
 from ...results.update import save_results, with_late_penalty
-from ..class_folder import results_path
 from ..feedback import write_feedback
+from ..grade_all.class_folder import results_path
 from ..intake import Intake, Submission
 from .policy import LatePolicy
 from .rules import FLAGGED, LATE, ON_TIME, UNKNOWN, Judgement, deduction, judge

@@ -5,8 +5,8 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
-from autograder.deliver.class_folder import results_path
 from autograder.deliver.feedback import write_feedback
+from autograder.deliver.grade_all.class_folder import results_path
 from autograder.deliver.intake import Intake, Submission
 from autograder.deliver.late.apply import apply_late, late_total, who
 from autograder.deliver.late.policy import read_policy

@@ -17,13 +17,13 @@ import pytest
 from traitlets.config import Config
 
 from autograder.author.release import gradebook_url, open_gradebook
-from autograder.deliver.class_folder import results_path
-from autograder.deliver.gradebook import export
+from autograder.deliver.grade_all.class_folder import results_path
 from autograder.deliver.intake import Intake, Submission
 from autograder.deliver.late.apply import apply_late
 from autograder.deliver.late.nbgrader_plugin import LatePolicyPlugin
 from autograder.deliver.late.policy import read_policy
 from autograder.deliver.late.rules import deduction, judge_time
+from autograder.deliver.routes.gradebook import export
 from autograder.results.read import read_results, read_results_file
 from autograder.results.scoring import exact
 from autograder.results.update import save_results

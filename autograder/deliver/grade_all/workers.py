@@ -1,0 +1,187 @@
+"""The students of a class who need grading, graded: one after another, or by a worker per job.
+
+The grader is prepared once (reference, plan, rehearsal, isolation, and a check that
+the reference gets full marks through the sandbox on this host); workers fork from it,
+each with a zygote and uids of its own. Each student is graded (deliver/one_submission.py)
+into DIR/students/<key>/ (results.json, feedback.html, feedback.md, the notebook graded,
+and code.json: what the class views read of the code, deliver/class_view/sources.py), written
+whole by the worker that graded them, which hands back the student's status and
+results, typed: nothing is read back. When the first submissions all fail for a reason
+outside student code, the run stops instead of grading a class of errors.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import queue
+import shutil
+import signal
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...assignments import Assignment
+from ...config import GradingConfig
+from ...errors import KitError
+from ...grade.engine import Grader
+from ...interrupts import ignore_interrupts, interrupt_on_terminate
+from ...results.outcome import KIT_ERROR
+from ...results.read import Results, read_results
+from ...results.text import clean_name
+from ...results.write import Provenance, write_outcome
+from ...sandbox.host.tiers import secrets
+from ..class_view.sources import keep_record
+from ..feedback import write_feedback
+from ..intake import Submission
+from ..one_submission import grade_one
+from .class_folder import student_folder
+from .progress import Progress
+from .regrade import student_record
+
+STOP_AFTER = 3  # host failures in a row, from the start, that end a run
+NOTEBOOK_LIMIT = 16 * 2**20  # bytes of a graded notebook kept beside its results
+
+
+@dataclass(frozen=True)
+class Grading:
+    """One student's grading in this run: the status and reason summary.csv shows, and the results written."""
+
+    status: str
+    reason: str
+    results: Results | None = None  # None when nothing was written for them
+
+
+@dataclass(frozen=True)
+class Run:
+    """What every student's grading in one run shares."""
+
+    out: Path
+    grading_digest: str
+    submission_digests: dict[str, str]  # by student key
+    show_hidden: bool
+
+
+def grade_students(
+    todo: list[Submission],
+    assignment: Assignment,
+    config: GradingConfig,
+    run: Run,
+    jobs: int,
+    progress: bool,
+    private: tuple[Path, ...] = (),
+) -> dict[str, Grading]:
+    """Grade each student of todo with a grader prepared once; each one's grading, by key."""
+    with Grader(assignment, config, secret_paths=secrets(extra_read=private)) as grader:
+        if grader.device_why:  # --device auto's choice, and why: each student's results.json says it too
+            print(f"device: {grader.device} ({grader.device_why})", file=sys.stderr)
+        grader.check_host()  # the reference must get full marks here before any student is graded
+        jobs = max(1, min(jobs, len(todo)))
+        if jobs == 1:
+            return _serial(grader, todo, run, progress)
+        return _parallel(grader, todo, run, progress, jobs)
+
+
+def grade_student(grader: Grader, submission: Submission, run: Run) -> Grading:
+    """Grade one student into out/students/<key>/: results.json, the feedback, the notebook graded."""
+    outcome = grade_one(grader, submission.path, label=clean_name(submission.path.name), refused=submission.refused)
+    provenance = Provenance(run.submission_digests[submission.key], run.grading_digest, student_record(submission))
+    folder = student_folder(run.out, submission.key)
+    results = read_results(write_outcome(outcome, folder, grader.assignment.name, provenance=provenance, junit=False))
+    write_feedback(results, folder, show_hidden=run.show_hidden, student=submission.name)
+    if outcome.report is not None:
+        _keep_notebook(submission.path.parent / outcome.report.entry, folder)
+    try:  # the code read once, here, in parallel; what fails here the class views make again, and say why
+        keep_record(run.out, submission.key, submission.path, run.submission_digests[submission.key], grader.assignment)
+    except Exception:
+        pass
+    return Grading(outcome.status, outcome.reason, results)
+
+
+def _keep_notebook(source: Path, folder: Path) -> None:
+    """The notebook graded, beside its results: nbgrader's feedback route renders it (deliver/routes/gradebook.py)."""
+    if (
+        source.suffix == ".ipynb"
+        and source.is_file()
+        and not source.is_symlink()
+        and source.stat().st_size < NOTEBOOK_LIMIT
+    ):
+        shutil.copyfile(source, folder / "submission.ipynb")
+
+
+def _serial(grader: Grader, todo: list[Submission], run: Run, progress: bool) -> dict[str, Grading]:
+    bar = Progress(len(todo), enabled=progress)
+    gradings: dict[str, Grading] = {}
+    for submission in todo:
+        gradings[submission.key] = grade_student(grader, submission, run)
+        bar.step(submission.key)
+        _stop_if_host_fails(gradings)
+    return gradings
+
+
+def _worker(grader: Grader, run: Run, tasks, done) -> None:
+    interrupt_on_terminate()
+    try:
+        while True:
+            submission = tasks.get()
+            if submission is None:
+                return
+            done.put((submission.key, grade_student(grader, submission, run)))
+    except KeyboardInterrupt:  # Ctrl-C reaches every worker, SIGTERM through the parent: the parent says so once
+        return
+    finally:
+        ignore_interrupts()  # a second signal must not cut the clean-up short
+        grader.close()
+
+
+def _parallel(grader: Grader, todo: list[Submission], run: Run, progress: bool, jobs: int) -> dict[str, Grading]:
+    context = multiprocessing.get_context("fork")
+    tasks, done = context.Queue(), context.Queue()
+    for submission in todo:
+        tasks.put(submission)
+    for _ in range(jobs):
+        tasks.put(None)
+    workers = []
+    for _ in range(jobs):
+        worker_grader = grader.for_worker()
+        process = context.Process(target=_worker, args=(worker_grader, run, tasks, done), daemon=True)
+        process.start()
+        worker_grader.runtime.zygote.sock.close()  # the worker holds it now
+        workers.append(process)
+    bar = Progress(len(todo), enabled=progress)
+    gradings: dict[str, Grading] = {}
+    try:
+        while len(gradings) < len(todo):
+            try:
+                key, grading = done.get(timeout=1.0)
+            except queue.Empty:
+                if not any(worker.is_alive() for worker in workers):
+                    break  # every worker is gone: what is left is reported below
+                continue
+            gradings[key] = grading
+            bar.step(key)
+            _stop_if_host_fails(gradings)
+    finally:
+        interrupted = sys.exc_info()[0] is KeyboardInterrupt  # the workers close their graders: let them
+        if interrupted:  # a SIGTERM sent to this process alone reaches them so (Ctrl-C reached them already)
+            for worker in workers:
+                if worker.is_alive() and worker.pid is not None:
+                    os.kill(worker.pid, signal.SIGTERM)
+        for worker in workers:
+            worker.join(timeout=30 if len(gradings) == len(todo) else 10 if interrupted else 0)
+            if worker.is_alive():
+                worker.kill()
+                worker.join()
+    for submission in todo:
+        gradings.setdefault(
+            submission.key, Grading(KIT_ERROR, "its worker stopped before grading it; run grade-all again")
+        )
+    return gradings
+
+
+def _stop_if_host_fails(gradings: dict[str, Grading]) -> None:
+    outcomes = list(gradings.values())
+    if len(outcomes) == STOP_AFTER and all(g.status == KIT_ERROR for g in outcomes):
+        raise KitError(
+            f"the first {STOP_AFTER} submissions all failed for a reason outside student code: {outcomes[0].reason}"
+        )

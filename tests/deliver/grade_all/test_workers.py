@@ -1,0 +1,126 @@
+"""Is each student of a class graded into a folder of their own, their results handed back as written, and does the
+run stop when the host, not the students, fails from the start?
+
+Grading a whole class, serially and in parallel, is test_batch.py's.
+"""
+
+import os
+import signal
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from autograder.deliver.grade_all.class_folder import student_folder
+from autograder.deliver.grade_all.workers import STOP_AFTER, Grading, Run, _parallel, _stop_if_host_fails, grade_student
+from autograder.deliver.intake import Submission
+from autograder.errors import KitError
+from autograder.interrupts import interrupt_on_terminate
+from autograder.results.outcome import GRADED, KIT_ERROR, NOT_GRADED
+from autograder.results.read import read_results_file
+
+from ..students import student_report
+
+
+class StandIn:
+    """A ready grader of mha whose grade() gives the report of tests/deliver/students.py, entry and all."""
+
+    assignment = SimpleNamespace(name="mha")
+
+    def __init__(self, entry: str):
+        self.entry = entry
+
+    def grade(self, submission, label=None):
+        report = student_report()
+        report.entry = self.entry
+        return report
+
+
+def run(out: Path) -> Run:
+    return Run(out, "g" * 64, {"ada": "s" * 64}, show_hidden=False)
+
+
+def test_a_student_is_graded_into_their_folder(tmp_path):
+    """results.json, both feedback files and the notebook graded in students/<key>/; are the results handed
+    back those a reader of the file gets, with grade-all's record?"""
+    (tmp_path / "export" / "ada").mkdir(parents=True)
+    (tmp_path / "export" / "ada" / "mha.ipynb").write_text('{"cells": []}')
+    ada = Submission("ada", "Ada Lovelace", "1", tmp_path / "export" / "ada", "folders", email="ada@example.org")
+    grading = grade_student(StandIn("ada/mha.ipynb"), ada, run(tmp_path / "out"))
+    folder = student_folder(tmp_path / "out", "ada")
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "feedback.html",
+        "feedback.md",
+        "results.json",
+        "submission.ipynb",
+    ]
+    assert grading.status == GRADED and grading.results == read_results_file(folder / "results.json")
+    assert (grading.results.student.email, grading.results.grading_digest) == ("ada@example.org", "g" * 64)
+    assert "# mha feedback for Ada Lovelace" in (folder / "feedback.md").read_text()
+
+
+def test_a_refused_student_gets_a_result_that_says_why(tmp_path):
+    """A hand-in the intake refused: results.json and feedback with the reason, the student's zero, no notebook?"""
+    ada = Submission("ada", "Ada", "1", tmp_path / "ada", "folders", refused="its folders nest too deep")
+    grading = grade_student(StandIn(""), ada, run(tmp_path / "out"))
+    assert (grading.status, grading.reason, grading.results.score) == (NOT_GRADED, "its folders nest too deep", 0.0)
+    assert not (student_folder(tmp_path / "out", "ada") / "submission.ipynb").exists()
+
+
+def test_the_run_stops_when_the_first_students_all_fail_for_the_kit():
+    """The first STOP_AFTER gradings all the kit's errors: stop; a student's own failure among them: go on?"""
+    failing = {f"s{i}": Grading(KIT_ERROR, "no isolation tier works") for i in range(STOP_AFTER)}
+    with pytest.raises(KitError, match="all failed for a reason outside student code: no isolation tier works"):
+        _stop_if_host_fails(failing)
+    _stop_if_host_fails({**failing, "s0": Grading(NOT_GRADED, "holds no notebook")})
+    _stop_if_host_fails({**failing, "late": Grading(KIT_ERROR, "")})  # only at the start of a run
+
+
+class Slow:
+    """A worker's grader that marks in ``folder`` when it starts grading and when it is closed, and grades forever."""
+
+    def __init__(self, folder: Path, name: str = "parent"):
+        self.folder, self.name = folder, name
+        self.runtime = SimpleNamespace(zygote=SimpleNamespace(sock=SimpleNamespace(close=lambda: None)))
+
+    def for_worker(self):
+        return Slow(self.folder, f"worker{len(list(self.folder.glob('made-*')))}")
+
+    def grade(self, submission, label=None):
+        (self.folder / f"grading-{os.getpid()}").touch()
+        time.sleep(600)
+
+    def close(self):
+        (self.folder / f"closed-{os.getpid()}").touch()
+
+
+def _grade_slowly(folder: Path) -> None:
+    interrupt_on_terminate()
+    students = [Submission(k, k, "1", folder / k, "folders") for k in ("ada", "bob", "cy")]
+    _parallel(Slow(folder), students, run(folder / "out"), progress=False, jobs=2)
+
+
+def test_a_sigterm_to_grade_all_alone_closes_every_workers_grader(tmp_path):
+    """When only grade-all's own process gets SIGTERM (a container stopped, Slurm's limit on the batch step), does
+    each worker close its grader (ending its students' processes) before grade-all exits as interrupted?"""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _grade_slowly(tmp_path)
+            os._exit(0)
+        except KeyboardInterrupt:
+            os._exit(130)
+        except BaseException:
+            os._exit(1)
+    deadline = time.monotonic() + 60
+    while len(list(tmp_path.glob("grading-*"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    workers = {p.name.split("-")[1] for p in tmp_path.glob("grading-*")}
+    assert len(workers) == 2, "the two workers did not start grading"
+    os.kill(pid, signal.SIGTERM)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 130
+    assert {p.name.split("-")[1] for p in tmp_path.glob("closed-*")} == workers
+    for worker in workers:
+        assert not Path(f"/proc/{worker}").exists() or "Z" in Path(f"/proc/{worker}/stat").read_text().split()[2]
