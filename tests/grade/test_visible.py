@@ -21,7 +21,10 @@ CATALOGUE = [(name, mistake) for name in NAMES for mistake in mistakes.catalogue
 
 # Known mistakes that no visible check catches, with the reason; keep this short. A
 # visible check that caught one of these would have to show what a hidden one checks.
-UNCAUGHT: dict[str, str] = {}
+UNCAUGHT: dict[str, str] = {
+    "attention_scaled_by_sqrt_d_v": "the visible attention inputs have values as wide as the keys (d_v = d_k), "
+    "where dividing by sqrt(d_v) is right; the hidden checks give values of another width",
+}
 
 
 @cache
@@ -102,9 +105,11 @@ def test_every_catalogued_mistake_fails_its_visible_check(name, mistake):
         assert not failed, f"{mistake.id} is caught now: take it out of UNCAUGHT"
         return
     assert failed, f"no visible check of {mistake.target} fails on {mistake.id}"
-    assert any(mistake.id in outcome.mistakes for outcome in failed), (
-        f"the visible checks that fail do not name {mistake.id}"
-    )
+    # named, or a mistake the student hears the same words for (a softmax slip masking with -1e9 behaves as the
+    # one masking with -inf wherever no slice is blocked whole, as on every visible input)
+    said = {m.id: m.message for m in mistakes.catalogue(assignments.get(name))}
+    named = {said[found] for outcome in failed for found in outcome.mistakes if found in said}
+    assert mistake.message in named, f"the visible checks that fail do not name {mistake.id}"
 
 
 def test_a_mask_that_is_not_bool_fails_a_visible_check(mha):
