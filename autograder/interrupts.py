@@ -20,7 +20,25 @@ def interrupt_on_terminate() -> None:
 def ignore_interrupts() -> None:
     """From now on, Ctrl-C and SIGTERM wait: for a clean-up that a second signal must not cut short."""
     for number in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(number, signal.SIG_IGN)
+        signal.signal(number, _ignore)
+
+
+def _ignore(signum, frame):
+    """Nothing: a handler of Python's own, never SIG_IGN, for a signal already pending when the handler changes to
+    SIG_IGN is reported on stderr as "ignored due to race condition", with a traceback."""
+
+
+def interrupt_once() -> None:
+    """From now on, the first Ctrl-C or SIGTERM raises KeyboardInterrupt and every later one waits: a grade-all
+    worker hears Ctrl-C from the terminal and SIGTERM from its parent at almost the same moment, and the second,
+    caught before its clean-up could ignore it, printed a traceback. The handler ignores both before it raises."""
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, _interrupt_then_ignore)
+
+
+def _interrupt_then_ignore(signum, frame):
+    ignore_interrupts()
+    raise KeyboardInterrupt
 
 
 def _interrupt(signum, frame):

@@ -4,7 +4,7 @@ import os
 import signal
 import time
 
-from autograder.interrupts import ignore_interrupts, interrupt_on_terminate
+from autograder.interrupts import ignore_interrupts, interrupt_on_terminate, interrupt_once
 
 from .sandbox.forked import in_a_child
 
@@ -39,3 +39,26 @@ def test_sigterm_raises_keyboard_interrupt_so_finally_blocks_run():
 def test_a_clean_up_that_ignores_interrupts_runs_to_its_end():
     """Once ignore_interrupts() is called, do SIGTERM and SIGINT leave the process running?"""
     assert in_a_child(_terminated_while_ignoring) == "still here"
+
+
+def _interrupted_twice() -> list[str]:
+    interrupt_once()
+    seen = []
+    try:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C from the terminal ...
+        os.kill(os.getpid(), signal.SIGTERM)  # ... and the parent's SIGTERM, both pending at once
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})  # delivered here, one after other
+        time.sleep(5)
+        seen.append("slept through it")
+    except KeyboardInterrupt:
+        seen.append("interrupted")
+    finally:
+        seen.append("cleaned up")
+    return seen
+
+
+def test_a_second_signal_at_the_same_moment_is_ignored():
+    """With interrupt_once (a grade-all worker), do Ctrl-C and SIGTERM arriving together raise one
+    KeyboardInterrupt, the clean-up running to its end, where two would interrupt the clean-up itself?"""
+    assert in_a_child(_interrupted_twice) == ["interrupted", "cleaned up"]

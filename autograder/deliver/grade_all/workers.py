@@ -25,7 +25,7 @@ from ...assignments import Assignment
 from ...config import GradingConfig
 from ...errors import KitError
 from ...grade.engine import Grader
-from ...interrupts import ignore_interrupts, interrupt_on_terminate
+from ...interrupts import ignore_interrupts, interrupt_once
 from ...results.outcome import KIT_ERROR
 from ...results.read import Results, read_results
 from ...results.text import clean_name
@@ -120,7 +120,7 @@ def _serial(grader: Grader, todo: list[Submission], run: Run, progress: bool) ->
 
 
 def _worker(grader: Grader, run: Run, tasks, done) -> None:
-    interrupt_on_terminate()
+    interrupt_once()
     try:
         while True:
             submission = tasks.get()
