@@ -320,8 +320,8 @@ def test_every_csv_the_kit_writes_goes_through_csv_cell():
             writers.append(name)
             assert "csv_cell(" in source, f"{name} writes a CSV without making its cells inert"
     assert writers == [
-        "autograder/deliver/grade_all/answers.py",
-        "autograder/deliver/routes/lms_grades.py",
         "autograder/deliver/class_view/similarity.py",
+        "autograder/deliver/grade_all/answers.py",
         "autograder/deliver/grade_all/summary.py",
+        "autograder/deliver/routes/lms_grades.py",
     ]

@@ -61,6 +61,10 @@ def as_uid(uid: int, work) -> int:
     pid = os.fork()
     if pid == 0:
         try:
+            # none of the test process's files: pytest's capture keeps a deleted file open, which the uid would then
+            # hold too (under pytest-xdist, a worker's is the size of its captured output so far)
+            os.closerange(3, ready_write)
+            os.closerange(ready_write + 1, os.sysconf("SC_OPEN_MAX"))
             os.setgroups([])
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
