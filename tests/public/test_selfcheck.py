@@ -9,8 +9,12 @@ called exercise's known mistakes as that exercise's, and names none of the layer
 (a look-alike of the called exercise's slip would send the student to the wrong cell).
 """
 
+import subprocess
+import sys
+
 import pytest
 
+from autograder import KIT_ROOT
 from autograder.public.notebook import SelfCheck
 from autograder.public.selfcheck import (
     attribute,
@@ -178,24 +182,27 @@ def test_a_call_the_reference_never_makes_is_not_answered(mha, capsys):
     )
 
 
-def test_a_module_caller_is_checked_with_the_reference_module(capsys):
+def test_a_module_caller_is_checked_with_the_reference_module():
     """With SublayerConnection pre-norm, is EncoderLayer checked with the reference's SublayerConnection, the
-    sublayers it passes (functions of its own) run by its own code?"""
-    from autograder import assignments
+    sublayers it passes (functions of its own) run by its own code?
 
-    encoder_block = assignments.get("encoder_block")
-    namespace = student(
-        encoder_block,
-        "return self.norm(x + self.dropout(sublayer(x)))",
-        "return x + self.dropout(sublayer(self.norm(x)))",
+    Run in a fresh interpreter, as a student's kernel is: in a test worker that had run other tests first, LayerNorm
+    and PositionwiseFeedForward once failed their own checks here (seen once under pytest-xdist, not reproduced)."""
+    script = (
+        "from autograder import assignments\n"
+        "from autograder.public.notebook import SelfCheck\n"
+        "from tests.public.students import data, student\n"
+        "encoder_block = assignments.get('encoder_block')\n"
+        "namespace = student(encoder_block, 'return self.norm(x + self.dropout(sublayer(x)))', "
+        "'return x + self.dropout(sublayer(self.norm(x)))')\n"
+        "SelfCheck(data(encoder_block)).check(namespace['EncoderLayer'])\n"
     )
-    SelfCheck(data(encoder_block)).check(namespace["EncoderLayer"])
-    printed = capsys.readouterr().out
-    assert printed.startswith(
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=KIT_ROOT, timeout=300)
+    assert done.stdout.startswith(
         "EncoderLayer checked with the reference's SublayerConnection, since yours fails its own checks.\n"
         "The demos that use EncoderLayer run your own SublayerConnection: they wait until it passes its own checks.\n"
         "EncoderLayer: 4 of 4 visible checks pass"
-    )
+    ), done.stdout + done.stderr
 
 
 def test_a_kept_stand_in_answers_nothing_later(mha, capsys):
