@@ -125,3 +125,11 @@ def test_every_make_target_shown_exists(path):
     targets = set(re.findall(r"^([\w.-]+):", (KIT_ROOT / "Makefile").read_text(), flags=re.MULTILINE))
     shown = {m for line in code_lines(path) for m in re.findall(r"(?:^|\s)make ([a-z][\w-]*)", line)}
     assert shown <= targets, shown - targets
+
+
+def test_every_command_ci_runs_is_in_the_readme():
+    """Does the README show each make command CI (.ci/run) runs, as CI writes it, so that the README stays true?"""
+    ci = (KIT_ROOT / ".ci" / "run").read_text()
+    commands = [line.strip() for line in ci.splitlines() if line.strip().startswith("make ")]
+    readme = (KIT_ROOT / "README.md").read_text()
+    assert commands and [c for c in commands if c not in readme] == []
