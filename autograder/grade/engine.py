@@ -428,7 +428,7 @@ class Grader:
         carried = carry_forward(
             self.assignment.points,
             self.assignment.graded,
-            _graded_calls(entry, self.assignment.graded),
+            _read_unless_unreadable(graded_calls, entry, self.assignment.graded),
             unstarted,
             results,
             lambda name, callees: self._carried_run(submission, name, callees, visible, stopped),
@@ -488,12 +488,12 @@ class Grader:
         (``carried``) is judged on its own: its own mistakes only. A name not started
         (``unstarted``: its code still raises its stub) has no mistake named (an empty
         constructor is not a mistake of the catalogue)."""
-        calls = _graded_calls(entry, self.assignment.graded)
+        calls = _read_unless_unreadable(graded_calls, entry, self.assignment.graded)
         carried = carried or {}
 
         hidden = [r for r in results if r.kind == "hidden"]
         failed = {r.name for r in hidden if not r.passed}
-        code = _definitions(entry, self.assignment.graded) if failed else {}
+        code = _read_unless_unreadable(definitions, entry, self.assignment.graded) if failed else {}
         named: dict[str, set[str]] = {}
         for name in callees_first(self.assignment):
             mine = [r for r in hidden if r.name == name]
@@ -552,18 +552,12 @@ class Grader:
         self.close()
 
 
-def _graded_calls(entry, graded: tuple[str, ...]) -> dict[str, set[str]]:
-    """The graded names each graded name's source calls (loader.graded_calls); none where it cannot be read."""
+def _read_unless_unreadable(read, entry, graded: tuple[str, ...]) -> dict:
+    """What read(entry, graded) finds in the submission's source without running it (loader.graded_calls: the
+    graded names each one calls; loader.definitions: each one's code, where a slip's line is looked for); nothing
+    where the source cannot be read."""
     try:
-        return graded_calls(entry, graded)
-    except (SubmissionError, OSError):
-        return {}
-
-
-def _definitions(entry, graded: tuple[str, ...]) -> dict[str, str]:
-    """The submission's code of each graded name, where a slip's line is looked for; nothing where it cannot be read."""
-    try:
-        return definitions(entry, graded)
+        return read(entry, graded)
     except (SubmissionError, OSError):
         return {}
 

@@ -22,7 +22,7 @@ from autograder.grade.engine import (
 from autograder.grade.judge import Mismatch
 from autograder.grade.plan import Check
 from autograder.public import wire
-from autograder.public.loader import Entry
+from autograder.public.loader import Entry, definitions, graded_calls
 from autograder.results.model import CheckResult
 from autograder.results.scoring import summarize
 from autograder.sandbox.host.session import StudentError
@@ -239,9 +239,10 @@ def test_the_first_failing_case_of_each_check_is_the_one_shown():
 
 
 def test_a_submission_whose_source_cannot_be_read_calls_nothing(tmp_path):
-    """Is a submission whose source cannot be read taken as calling no graded name?"""
+    """Is a submission whose source cannot be read taken as calling no graded name, and holding no code of one?"""
     missing = Entry("module", tmp_path / "gone.py")
-    assert engine._graded_calls(missing, ("softmax",)) == {}
+    assert engine._read_unless_unreadable(graded_calls, missing, ("softmax",)) == {}
+    assert engine._read_unless_unreadable(definitions, missing, ("softmax",)) == {}
 
 
 def grader_whose_reference_scores(mha, passed: bool) -> Grader:
