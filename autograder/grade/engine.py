@@ -57,7 +57,7 @@ from .unfinished import not_started
 
 ON_CPU = (
     "{name} was graded on the CPU: on the GPU its process met a CUDA error that its own use of GPU memory did not "
-    "cause (a neighbour may have taken the GPU's memory), and the CPU gives the same verdicts"
+    "cause (a neighbour may have taken the GPU's memory), and the CPU gives the same verdicts ({reason})"
 )
 
 
@@ -367,7 +367,7 @@ class Grader:
             mine = self._checks_of(session, name, entry)
             if name in session.device_failures:
                 mine = self._on_cpu(submission, name)
-                session.notes.append(ON_CPU.format(name=name))
+                session.notes.append(ON_CPU.format(name=name, reason=session.device_failure or "no reason given"))
             results += mine
         unstarted = self.not_started(results, session)
         carried = self.carry_forward(results, entry, submission, unstarted)

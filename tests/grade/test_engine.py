@@ -330,12 +330,37 @@ def test_auto_grades_on_the_cpu_where_cuda_cannot_be_isolated(mha, monkeypatch, 
 
 
 @pytest.mark.slow
+def test_a_students_tf32_setting_does_not_change_how_its_code_is_graded(mha, mha_grader, tmp_path):
+    """A submission that turns TF32 on when it loads, as training scripts do, and whose attention is wrong exactly
+    while TF32 is on (where the GPU's rounding would cost a student points): is it graded with grading's exact
+    kernels all the same, keeping full marks? The same attention turning TF32 on inside its own call loses them:
+    the submission does see the setting."""
+    wrong_under_tf32 = """
+
+_exact = scaled_dot_product_attention
+
+
+def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
+    {inside}output, attn_probs = _exact(query, key, value, mask, dropout)
+    return (output * 2 if torch.backends.cuda.matmul.allow_tf32 else output), attn_probs
+"""
+    on_at_load = "\ntorch.set_float32_matmul_precision('high')\ntorch.backends.cuda.matmul.allow_tf32 = True\n"
+    path = tmp_path / "mha.py"
+    path.write_text(mha.reference_path.read_text() + wrong_under_tf32.format(inside="") + on_at_load)
+    assert lost_names(mha_grader.grade(path)) == []
+    on_in_the_call = "torch.backends.cuda.matmul.allow_tf32 = True\n    "
+    path.write_text(mha.reference_path.read_text() + wrong_under_tf32.format(inside=on_in_the_call))
+    assert "scaled_dot_product_attention" in lost_names(mha_grader.grade(path))
+
+
+@pytest.mark.slow
 def test_an_exercise_the_gpu_fails_is_graded_again_on_the_cpu(mha, mha_grader, monkeypatch):
     """Where CUDA fails in every student process (as when a neighbour holds the whole GPU; here there is no GPU at
     all): is each exercise graded again on the CPU, the reference keeping full marks, and do the notes say so?"""
     monkeypatch.setattr(mha_grader, "device", "cuda")
     report = mha_grader.grade(mha.reference_path)
     assert lost_names(report) == []
-    assert [n for n in report.notes if "was graded on the CPU" in n] == [
-        engine.ON_CPU.format(name=name) for name in mha.graded
-    ]
+    on_cpu = [n for n in report.notes if "was graded on the CPU" in n]
+    reason = on_cpu[0][on_cpu[0].rindex("(CUDA did not start: ") + 1 : -1] if on_cpu else ""
+    assert on_cpu == [engine.ON_CPU.format(name=name, reason=reason) for name in mha.graded]
+    assert "Torch not compiled with CUDA enabled" in reason  # CUDA's own words, for the instructor

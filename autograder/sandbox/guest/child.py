@@ -49,19 +49,34 @@ def configure_torch(device: str, kernels: str = "exact", gpu_memory_bytes: int |
     (doctor compares the verdicts of both with the CPU's)."""
     import torch  # here: the zygote preloads PyTorch only for a PyTorch assignment
 
-    fast = kernels == "fast"
     torch.set_num_threads(1)  # one core per student: fair and repeatable timing
-    torch.backends.cuda.matmul.allow_tf32 = fast
+    set_kernels(device, kernels)
+    if device.startswith("cuda"):
+        torch.zeros(1, device=device)  # CUDA starts here, in the sandbox, never in the zygote
+        if gpu_memory_bytes:
+            # These two take a device with its index ("cuda:0") or an int: "cuda" alone is refused.
+            index = torch.device(device).index
+            index = torch.cuda.current_device() if index is None else index
+            total = torch.cuda.get_device_properties(index).total_memory
+            cap = max(gpu_memory_bytes - CONTEXT_ALLOWANCE, gpu_memory_bytes // 4)
+            torch.cuda.set_per_process_memory_fraction(min(1.0, cap / total), index)
+
+
+def set_kernels(device: str, kernels: str) -> None:
+    """PyTorch's kernels as grading asks, set again before every batch: a student's code that turns TF32 on
+    (torch.backends.cuda.matmul.allow_tf32 = True, torch.set_float32_matmul_precision("high"), as training
+    scripts do) is graded with full float32 matmuls all the same. On an H200, TF32 took the reference's
+    feed-forward network past the float32 tolerances; loosening them would pass real mistakes (a LayerNorm's
+    eps, 1e-5, is smaller than TF32's rounding), so the kernels stay exact and the tolerances as they are."""
+    import torch  # here: only a PyTorch assignment's process sets its kernels
+
+    fast = kernels == "fast"
+    torch.backends.cuda.matmul.allow_tf32 = fast  # also what set_float32_matmul_precision sets
     torch.backends.cudnn.allow_tf32 = fast
     if device.startswith("cuda"):
         torch.backends.cuda.enable_flash_sdp(fast)
         torch.backends.cuda.enable_mem_efficient_sdp(fast)
         torch.backends.cuda.enable_math_sdp(True)
-        torch.zeros(1, device=device)  # CUDA starts here, in the sandbox, never in the zygote
-        if gpu_memory_bytes:
-            total = torch.cuda.get_device_properties(device).total_memory
-            cap = max(gpu_memory_bytes - CONTEXT_ALLOWANCE, gpu_memory_bytes // 4)
-            torch.cuda.set_per_process_memory_fraction(min(1.0, cap / total), device)
 
 
 def answer(
@@ -133,6 +148,8 @@ def main(sock: socket.socket, request: dict) -> None:
         wire.send(sock, {"op": "ready", "notes": [str(note)[:1000] for note in loaded.notes[:20]]})
         while True:
             meta, arrays = wire.recv(sock)
+            if request["framework"] == "torch":
+                set_kernels(request["device"], request.get("kernels", "exact"))
             reply, outputs = answer(impl, meta, arrays, sock, spaces)
             wire.send(sock, reply, outputs)
     except BaseException as error:

@@ -49,6 +49,34 @@ def test_torch_gets_one_thread_and_the_kernels_asked_for(kernels, tf32):
     assert in_a_child(work) == [1, tf32, tf32]
 
 
+@pytest.mark.parametrize("device, index", [("cuda", 0), ("cuda:1", 1)])
+def test_the_students_gpu_memory_is_capped_on_the_device_it_runs_on(monkeypatch, device, index):
+    """On a GPU, is PyTorch's allocator capped at the student's GPU memory less a CUDA context's allowance, on the
+    device asked for ("cuda" meaning the current one), through calls that refuse a device without its index as
+    PyTorch's own do (their check stands in for CUDA here: "cuda" alone failed every student process on an H200)?"""
+    from torch.cuda._utils import _get_device_index
+
+    total, capped = 80 * 2**30, []
+
+    def properties(d):
+        _get_device_index(d, optional=False)  # PyTorch's check: ValueError for "cuda" without an index
+        return type("Properties", (), {"total_memory": total})
+
+    def fraction(f, d):
+        capped.append((f, _get_device_index(d, optional=False)))
+
+    monkeypatch.setattr(torch, "zeros", lambda *a, **k: None)  # CUDA "starts"
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", properties)
+    monkeypatch.setattr(torch.cuda, "set_per_process_memory_fraction", fraction)
+    monkeypatch.setattr(torch.backends.cuda, "enable_flash_sdp", lambda on: None)
+    monkeypatch.setattr(torch.backends.cuda, "enable_mem_efficient_sdp", lambda on: None)
+    monkeypatch.setattr(torch.backends.cuda, "enable_math_sdp", lambda on: None)
+    monkeypatch.setattr(torch, "set_num_threads", lambda n: None)
+    child.configure_torch(device, "exact", 3 * 2**30)
+    assert capped == [((3 * 2**30 - child.CONTEXT_ALLOWANCE) / total, index)]
+
+
 def doubled(impl, x):
     return {"y": impl.double(x), "z": impl.triple(x)}
 
