@@ -334,16 +334,17 @@ def test_doctor_stops_at_its_time_limit(tmp_path):
 
 def test_on_the_gpu_doctor_compares_the_verdicts_with_the_cpus(host, capsys, monkeypatch):
     """Where the graders grade on the GPU: does doctor compare every assignment's verdicts there with the CPU's, print
-    each disagreement, and say not ready (exit 1); and compare nothing on the CPU?"""
+    each disagreement, and say not ready (exit 1); show what the fast kernels (never graded with) would change without
+    counting it; and compare nothing on the CPU?"""
     compared = []
+    fast = "reference: FFN 3.0 on cpu, exact kernels, 0.7 on cuda, fast kernels"
 
     def compare(assignment, config, jobs):
         compared.append((assignment.name, jobs))
-        return (
-            (["mistake no_scale: attention 0.0 on cpu, exact kernels, 2.0 on cuda, fast kernels"], 90)
-            if assignment.name == "mha"
-            else ([], 40)
-        )
+        if assignment.name == "mha":
+            return doctor.devices.Comparison(["mistake no_scale: attention 0.0 on cpu, exact kernels, 2.0 on cuda, "
+                                              "exact kernels"], [], 90)  # fmt: skip
+        return doctor.devices.Comparison([], [fast], 40)
 
     monkeypatch.setattr(doctor.devices, "compare", compare)
     assert doctor.doctor(GradingConfig()) == 0 and compared == []
@@ -352,4 +353,5 @@ def test_on_the_gpu_doctor_compares_the_verdicts_with_the_cpus(host, capsys, mon
     out = capsys.readouterr().out
     assert compared == [(name, 3) for name in assignments.names()]
     assert "  mha: 90 samples in 3 settings" in out and "1 disagreement(s):\n    mistake no_scale: attention 0.0" in out
-    assert "the same points everywhere" in out and out.rstrip().endswith("not ready: see above")
+    assert "the same points on the GPU as on the CPU\n    (with TF32 and fused attention kernels" in out
+    assert f"would differ, e.g. {fast})" in out and out.rstrip().endswith("not ready: see above")

@@ -2,9 +2,12 @@
 CPU and on the GPU, compared graded name by graded name.
 
 On the GPU each is graded twice: with PyTorch's kernels as grading sets them ("exact": no TF32, attention's
-math kernel only) and as a student's default PyTorch has them ("fast": TF32 matmuls, flash and memory-efficient
-attention). A difference in any graded name's points between a setting and the CPU is a disagreement: the
-tolerances do not hold there. ``python -m autograder doctor --device cuda`` runs this on the host.
+math kernel only) and as a student's own settings could have them ("fast": TF32 matmuls, flash and
+memory-efficient attention). A difference in any graded name's points between the GPU's exact kernels and the
+CPU is a disagreement: the tolerances do not hold there. The fast kernels' differences are shown, not counted:
+grading sets the exact kernels again before every call of the student's code (sandbox/guest/child.py
+set_kernels), so a student's TF32 never reaches a verdict; on an H200, TF32 took the reference's feed-forward
+network past the float32 tolerances. ``python -m autograder doctor --device cuda`` runs this on the host.
 """
 
 from __future__ import annotations
@@ -21,11 +24,19 @@ from .. import KIT_ROOT
 from ..assignments import Assignment
 from ..config import GradingConfig
 from ..public import trees
-from .engine import Grader
+from .engine import ON_CPU, Grader
 from .mistakes import catalogue
 
 BASE = ("cpu", "exact")
 SETTINGS = (BASE, ("cuda", "exact"), ("cuda", "fast"))  # (device, PyTorch's kernels in the student's process)
+SHOWN_ONLY = (("cuda", "fast"),)  # kernels grading never runs a student's code with: differences there inform
+
+
+@dataclass(frozen=True)
+class Comparison:
+    disagreements: list[str]  # where grading's own settings differ from the CPU's points: the tolerances fail
+    shown_only: list[str]  # where the kernels grading never uses would differ (SHOWN_ONLY)
+    samples: int
 
 
 @dataclass(frozen=True)
@@ -50,6 +61,7 @@ def setting_name(setting: tuple[str, str]) -> str:
     return f"{setting[0]}, {setting[1]} kernels"
 
 
+ON_CPU_SAYS = ON_CPU.split("{name}")[1].split(":")[0]  # " was graded on the CPU"
 NOT_GRADED = "not graded"  # the key a sample's points hold where the kit could not grade it
 
 
@@ -81,11 +93,17 @@ def disagreements(points: dict[tuple[str, str], dict[str, dict[str, float]]], ba
 
 
 def points_by_name(grader, path: Path) -> dict[str, float]:
-    """What a grading of one sample gives each graded name; where the kit failed, a NOT_GRADED key with the reason."""
+    """What a grading of one sample gives each graded name; where the kit failed, a NOT_GRADED key with the reason.
+    On the GPU, a name graded again on the CPU (CUDA failed its process) is not graded there: its points would
+    compare the CPU with itself."""
     try:
-        return {name: float(score) for name, (score, _) in grader.grade(path).by_name().items()}
+        report = grader.grade(path)
     except Exception as error:
         return {f"{NOT_GRADED} ({type(error).__name__}: {str(error)[:200]})": -1.0}
+    on_cpu = [note for note in report.notes if ON_CPU_SAYS in note]
+    if on_cpu and grader.device != "cpu":
+        return {f"{NOT_GRADED} on the GPU ({len(on_cpu)} names graded on the CPU instead: {on_cpu[0][-300:]})": -1.0}
+    return {name: float(score) for name, (score, _) in report.by_name().items()}
 
 
 def grade_each(grader, paths: dict[str, Path], jobs: int) -> dict[str, dict[str, float]]:
@@ -135,8 +153,8 @@ def compare(
     jobs: int = 0,
     settings=SETTINGS,
     open_grader: Callable[[Assignment, GradingConfig], Grader] = Grader,
-) -> tuple[list[str], int]:
-    """Every sample graded in every setting: (the disagreements with the first setting, how many samples)."""
+) -> Comparison:
+    """Every sample graded in every setting, each compared with the first setting."""
     jobs = jobs or os.cpu_count() or 1
     folder = Path(tempfile.mkdtemp(prefix="autograder-devices-"))
     try:
@@ -149,6 +167,12 @@ def compare(
             with open_grader(assignment, config.with_options(device=device)) as grader:
                 grader.runtime.kernels = kernels
                 points[(device, kernels)] = grade_each(grader, paths, jobs)
-        return disagreements(points, base=settings[0]), len(paths)
+        graded = {setting: found for setting, found in points.items() if setting not in SHOWN_ONLY}
+        shown = {settings[0]: points[settings[0]], **{s: f for s, f in points.items() if s in SHOWN_ONLY}}
+        return Comparison(
+            disagreements(graded, base=settings[0]),
+            disagreements(shown, base=settings[0]) if len(shown) > 1 else [],
+            len(paths),
+        )
     finally:
         trees.remove_tree(folder)

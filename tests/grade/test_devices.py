@@ -5,6 +5,7 @@ import socket
 from types import SimpleNamespace
 
 from autograder.grade import devices
+from autograder.grade.engine import ON_CPU
 from autograder.grade.mistakes import catalogue
 
 
@@ -50,8 +51,12 @@ class ScriptedGrader:
         ScriptedGrader.opened.append(self)
 
     def grade(self, path):
-        wrong = "mistake" in path.read_text() and not (self.device == "cuda" and self.runtime.kernels == "fast")
-        return SimpleNamespace(by_name=lambda: {"a": (0.0 if wrong else 2.0, 2.0), "b": (1.0, 1.0)})
+        text = path.read_text()
+        wrong = "mistake" in text and not (self.device == "cuda" and self.runtime.kernels == "fast")
+        # A sample saying "cpu instead": on the GPU, CUDA fails its process and the engine grades it on the CPU.
+        moved = self.device == "cuda" and "cpu instead" in text
+        notes = [ON_CPU.format(name="a", reason="CUDA did not start: ValueError: ...")] if moved else []
+        return SimpleNamespace(by_name=lambda: {"a": (0.0 if wrong else 2.0, 2.0), "b": (1.0, 1.0)}, notes=notes)
 
     def for_worker(self):
         return self
@@ -68,10 +73,26 @@ class ScriptedGrader:
 
 def test_the_comparison_grades_every_sample_in_every_setting(mha, monkeypatch):
     """With a stand-in GPU whose fast kernels change a verdict: is every sample graded in each setting (the CPU, the GPU
-    with exact kernels, with fast ones), by forked workers, and only the changed verdicts reported?"""
+    with exact kernels, with fast ones), by forked workers, and only the changed verdict reported, as shown only (not
+    a disagreement: grading never runs a student's code with the fast kernels)?"""
     samples = [devices.Sample("reference", "ok"), devices.Sample("mistake m", "a mistake"), devices.Sample("c", "ok")]
     monkeypatch.setattr(devices, "samples", lambda assignment: samples)
     monkeypatch.setattr(ScriptedGrader, "opened", [])
-    lines, count = devices.compare(mha, devices.GradingConfig(), jobs=2, open_grader=ScriptedGrader)
-    assert count == 3 and lines == ["mistake m: a 0.0 on cpu, exact kernels, 2.0 on cuda, fast kernels"]
+    found = devices.compare(mha, devices.GradingConfig(), jobs=2, open_grader=ScriptedGrader)
+    assert found.samples == 3 and found.disagreements == []
+    assert found.shown_only == ["mistake m: a 0.0 on cpu, exact kernels, 2.0 on cuda, fast kernels"]
     assert [(g.device, g.runtime.kernels) for g in ScriptedGrader.opened] == list(devices.SETTINGS)
+
+
+def test_names_graded_on_the_cpu_instead_are_not_counted_as_agreeing(mha, monkeypatch):
+    """Where CUDA fails a sample's process on the GPU and the engine grades it on the CPU instead, is that sample said to
+    be not graded on the GPU (with CUDA's reason), in both GPU settings, rather than agreeing with the CPU by
+    comparing the CPU with itself?"""
+    samples = [devices.Sample("reference", "ok"), devices.Sample("c", "graded on the cpu instead")]
+    monkeypatch.setattr(devices, "samples", lambda assignment: samples)
+    monkeypatch.setattr(ScriptedGrader, "opened", [])
+    found = devices.compare(mha, devices.GradingConfig(), jobs=1, open_grader=ScriptedGrader)
+    assert found.samples == 2 and len(found.disagreements) == 1 and len(found.shown_only) == 1
+    for line, setting in zip(found.disagreements + found.shown_only, devices.SETTINGS[1:]):
+        assert line.startswith("c: not graded on the GPU (1 names graded on the CPU instead: ")
+        assert "CUDA did not start: ValueError" in line and line.endswith(f" on {devices.setting_name(setting)}")
