@@ -36,6 +36,29 @@ def test_module_and_linear_refuse_what_the_contract_does_not_name():
         torch_probes.linear(owner, "Wk", "Layer")
 
 
+class PlainNorm(torch.nn.Module):
+    """A LayerNorm whose weight and bias are plain tensors (a catalogued mistake): .to(device) does not move them."""
+
+    def __init__(self, d):
+        super().__init__()
+        self.weight = torch.ones(d, requires_grad=True)
+        self.bias = torch.zeros(d)
+        self.inner = torch.nn.Module()
+        self.inner.scale = torch.full((d,), 2.0)
+
+
+def test_a_modules_plain_tensors_go_to_the_grading_device_as_its_parameters_do():
+    """On another device than the CPU ("meta" stands in for a GPU here), are the plain tensor attributes a module
+    keeps, its submodules' too, moved with it (as its parameters are), so its calls do not fail on mixed devices
+    where on the CPU they would not; and does the check that it registers its tensors still find them?"""
+    built = torch_probes.module(Implementation({"PlainNorm": PlainNorm}, device="meta"), "PlainNorm", 3)
+    assert [built.weight.device.type, built.bias.device.type, built.inner.scale.device.type] == ["meta"] * 3
+    assert built.weight.requires_grad and not isinstance(built.weight, torch.nn.Parameter)
+    assert "PlainNorm.weight is a plain tensor attribute" in torch_probes.unregistered(built, "PlainNorm")
+    on_cpu = torch_probes.module(Implementation({"PlainNorm": PlainNorm}, device="cpu"), "PlainNorm", 3)
+    assert on_cpu.weight.device.type == "cpu"
+
+
 def test_load_copies_an_array_of_the_parameters_shape_only():
     """Is an array copied into a parameter of its shape, and one of another shape refused naming both shapes?"""
     layer = torch.nn.Linear(3, 2)
