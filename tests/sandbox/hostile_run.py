@@ -132,8 +132,8 @@ def grade(grader, name: str, submission: Path):
         return grader.grade(submission)
     opened = grader.open_session
 
-    def closed(submission: Path, folder: Path):
-        session, entry, notes = opened(submission, folder)
+    def closed(submission: Path, folder: Path, device: str = ""):
+        session, entry, notes = opened(submission, folder, device)
         os.chmod(folder / "submission", 0o700)
         return session, entry, notes
 
