@@ -10,11 +10,18 @@ instead of a grader killed by the host's out-of-memory killer with the whole cla
 gradings lost. Processes the grader starts meanwhile inherit the bound; it starts none
 but the reference's own (which lowers it further): student processes come from the
 zygote, started before.
+
+On a GPU host PyTorch's autograd asks CUDA how many devices there are at the grader's first
+backward pass (the reference's gradients); under the bound CUDA cannot reserve its address
+space, and PyTorch warns "CUDA initialization: ... out of memory" once per process. The
+grader never computes on the GPU (student processes do, from the zygote), so that warning
+says nothing and is not shown: on an H200 it buried doctor's own report.
 """
 
 from __future__ import annotations
 
 import resource
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -31,6 +38,8 @@ def growth_bounded(extra_bytes: int) -> Iterator[int]:
             bound = min(bound, other)
     resource.setrlimit(resource.RLIMIT_AS, (bound, hard))
     try:
-        yield bound
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="CUDA initialization", category=UserWarning)
+            yield bound
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))

@@ -1,6 +1,7 @@
 """Is the grader's own address space bounded while it grades, and only then, never looser than a bound already set?"""
 
 import resource
+import warnings
 
 import numpy as np
 import pytest
@@ -36,3 +37,14 @@ def _under_a_tighter_bound() -> None:
 def test_a_bound_already_set_is_never_loosened():
     """Where the process already has a tighter soft limit (a cluster's, a container's), is it kept, and restored?"""
     in_a_child(_under_a_tighter_bound)
+
+
+def test_cudas_start_failing_under_the_bound_is_not_shown():
+    """Under the bound, is PyTorch's warning that CUDA could not start (the grader's own autograd asking for devices
+    on a GPU host; the grader never computes there) left out, while any other warning still shows?"""
+    with pytest.warns(UserWarning) as shown:
+        with growth_bounded(512 * MiB):
+            cuda = "CUDA initialization: Unexpected error from cudaGetDeviceCount(). Error 2: out of memory"
+            warnings.warn(cuda, stacklevel=1)
+            warnings.warn("something else", stacklevel=1)
+    assert [str(w.message) for w in shown] == ["something else"]
