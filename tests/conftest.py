@@ -1,6 +1,8 @@
 """Shared fixtures: one warm grader per assignment for the whole test session, and after every test
 a check of the results.json files it left against Gradescope's format (tests/results/gradescope_format.py)."""
 
+import sys
+
 import pytest
 
 from autograder import assignments
@@ -34,6 +36,24 @@ def results_follow_gradescopes_format(request):
 
         found = tree_problems(folder)
         assert not found, "results.json against Gradescope's format:\n" + "\n".join(found[:20])
+
+
+def forget_what_the_kit_cached() -> None:
+    """Empty every functools cache of the kit's modules (mistakes, plans, references, stores, visible data)."""
+    for module in list(sys.modules.values()):
+        if (getattr(module, "__name__", None) or "").split(".")[0] == "autograder":
+            for value in list(vars(module).values()):
+                if callable(getattr(value, "cache_clear", None)):
+                    value.cache_clear()
+
+
+@pytest.fixture
+def forgets_the_edit():
+    """For a test that points an assignment at edited files (a copy of its folder, a changed reference or points):
+    the kit's caches are keyed by the assignment's name, so after the test they are emptied, and no later test in
+    this process (the suite's order differs under pytest-xdist) is graded against the edited copy."""
+    yield
+    forget_what_the_kit_cached()
 
 
 @pytest.fixture(scope="session")

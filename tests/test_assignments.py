@@ -18,6 +18,7 @@ from autograder.errors import KitError
     ],
     ids=["negative points", "not an id", "an exercise's name", "not a table"],
 )
+@pytest.mark.usefixtures("forgets_the_edit")
 def test_points_toml_refuses_a_wrong_written_table(monkeypatch, tmp_path, table, problem):
     """Is a [written] table with a bad id or points refused, naming the file and the entry?"""
     source = assignments.get("attention_numpy")
@@ -56,7 +57,7 @@ class Second(nn.Module):
 
 
 @pytest.fixture
-def course(monkeypatch, tmp_path):
+def course(monkeypatch, tmp_path, forgets_the_edit):
     """A solutions/ folder of our own: tiny/ with REFERENCE and points for its two exercises."""
     monkeypatch.setattr(assignments, "SOLUTIONS", tmp_path)
     (tmp_path / "tiny").mkdir()
@@ -153,6 +154,7 @@ def test_an_assignment_finds_its_files_and_its_modules(mha):
     assert mha.demo_mistake == mha.module("mistakes").DEMO
 
 
+@pytest.mark.usefixtures("forgets_the_edit")
 def test_carry_forward_is_on_unless_points_toml_says_otherwise(mha):
     """Is error carried forward on by default, read from points.toml, and a value other than true or false refused?"""
     assert mha.carry_forward is True

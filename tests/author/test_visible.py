@@ -112,6 +112,7 @@ def test_a_check_stores_only_the_mistakes_its_inputs_reveal():
     assert all("outputs" in m and "error" not in m for m in kept["mistakes"])
 
 
+@pytest.mark.usefixtures("forgets_the_edit")
 def test_recorded_calls_ship_only_where_errors_are_carried_forward(monkeypatch):
     """Do the checks of a caller hold the reference's calls, and none at all when points.toml turns carry_forward off?"""
     numpy_assignment = assignments.get("attention_numpy")

@@ -12,7 +12,7 @@ from autograder.grade.deciding import NOTES_FILE, deciding_files, kit_digest
 
 
 @pytest.fixture
-def copy_of_mha(monkeypatch, tmp_path):
+def copy_of_mha(monkeypatch, tmp_path, forgets_the_edit):
     """mha's folder copied where the test may change it, discovered as the assignment 'mha'."""
     shutil.copytree(assignments.get("mha").folder, tmp_path / "mha", ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setattr(assignments, "SOLUTIONS", tmp_path)

@@ -226,6 +226,7 @@ def test_the_bundle_is_the_same_zip_each_time(mha, tmp_path):
     assert set(modes.values()) == {0o644}
 
 
+@pytest.mark.usefixtures("forgets_the_edit")
 def test_no_bytecode_goes_into_the_bundle(mha, tmp_path, monkeypatch):
     """Where the kit and the assignment's folder hold __pycache__ and .pyc files, are they all left out of the zip?"""
     kit = tmp_path / "kit"
