@@ -6,8 +6,8 @@ math kernel only) and as a student's own settings could have them ("fast": TF32 
 memory-efficient attention). A difference in any graded name's points between the GPU's exact kernels and the
 CPU is a disagreement: the tolerances do not hold there. The fast kernels' differences are shown, not counted:
 grading sets the exact kernels again before every call of the student's code (sandbox/guest/child.py
-set_kernels), so a student's TF32 never reaches a verdict; on an H200, TF32 took the reference's feed-forward
-network past the float32 tolerances. ``python -m autograder doctor --device cuda`` runs this on the host.
+set_kernels), so TF32 a student's code turned on at load or in an earlier call reaches no verdict; on an
+H200, TF32 took the reference's feed-forward network past the float32 tolerances. ``python -m autograder doctor --device cuda`` runs this on the host.
 """
 
 from __future__ import annotations
@@ -169,10 +169,11 @@ def compare(
                 points[(device, kernels)] = grade_each(grader, paths, jobs)
         graded = {setting: found for setting, found in points.items() if setting not in SHOWN_ONLY}
         shown = {settings[0]: points[settings[0]], **{s: f for s, f in points.items() if s in SHOWN_ONLY}}
-        return Comparison(
-            disagreements(graded, base=settings[0]),
-            disagreements(shown, base=settings[0]) if len(shown) > 1 else [],
-            len(paths),
-        )
+        shown_only = [  # a sample the CPU could not grade is said once, among the disagreements
+            line
+            for line in (disagreements(shown, base=settings[0]) if len(shown) > 1 else [])
+            if line.endswith(tuple(f" on {setting_name(s)}" for s in SHOWN_ONLY))
+        ]
+        return Comparison(disagreements(graded, base=settings[0]), shown_only, len(paths))
     finally:
         trees.remove_tree(folder)

@@ -44,11 +44,8 @@ def plain_tensors_moved(built, device: str) -> None:
 
     for owner in built.modules():
         for attribute, value in list(vars(owner).items()):
-            if (
-                attribute.startswith("_")
-                or not isinstance(value, torch.Tensor)
-                or value.device.type == torch.device(device).type
-            ):
+            # "_mask" too: a name of the student's own (nn.Module's bookkeeping holds no tensor itself)
+            if not isinstance(value, torch.Tensor) or value.device.type == torch.device(device).type:
                 continue
             moved = value.detach().to(device)
             vars(owner)[attribute] = moved.requires_grad_() if value.requires_grad else moved

@@ -52,6 +52,8 @@ class ScriptedGrader:
 
     def grade(self, path):
         text = path.read_text()
+        if self.device == "cpu" and "the cpu fails" in text:
+            raise RuntimeError("the kit failed")
         wrong = "mistake" in text and not (self.device == "cuda" and self.runtime.kernels == "fast")
         # A sample saying "cpu instead": on the GPU, CUDA fails its process and the engine grades it on the CPU.
         moved = self.device == "cuda" and "cpu instead" in text
@@ -87,12 +89,14 @@ def test_the_comparison_grades_every_sample_in_every_setting(mha, monkeypatch):
 def test_names_graded_on_the_cpu_instead_are_not_counted_as_agreeing(mha, monkeypatch):
     """Where CUDA fails a sample's process on the GPU and the engine grades it on the CPU instead, is that sample said to
     be not graded on the GPU (with CUDA's reason), in both GPU settings, rather than agreeing with the CPU by
-    comparing the CPU with itself?"""
+    comparing the CPU with itself; and a sample the CPU could not grade said once?"""
     samples = [devices.Sample("reference", "ok"), devices.Sample("c", "graded on the cpu instead")]
+    samples.append(devices.Sample("d", "the cpu fails"))  # said once, as a disagreement
     monkeypatch.setattr(devices, "samples", lambda assignment: samples)
     monkeypatch.setattr(ScriptedGrader, "opened", [])
     found = devices.compare(mha, devices.GradingConfig(), jobs=1, open_grader=ScriptedGrader)
-    assert found.samples == 2 and len(found.disagreements) == 1 and len(found.shown_only) == 1
-    for line, setting in zip(found.disagreements + found.shown_only, devices.SETTINGS[1:]):
+    assert found.samples == 3 and len(found.disagreements) == 2 and len(found.shown_only) == 1
+    assert found.disagreements[0] == "d: not graded (RuntimeError: the kit failed) on cpu, exact kernels"
+    for line, setting in zip(found.disagreements[1:] + found.shown_only, devices.SETTINGS[1:]):
         assert line.startswith("c: not graded on the GPU (1 names graded on the CPU instead: ")
         assert "CUDA did not start: ValueError" in line and line.endswith(f" on {devices.setting_name(setting)}")

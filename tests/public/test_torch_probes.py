@@ -43,6 +43,7 @@ class PlainNorm(torch.nn.Module):
         super().__init__()
         self.weight = torch.ones(d, requires_grad=True)
         self.bias = torch.zeros(d)
+        self._mask = torch.ones(d, d).tril()  # a constant of its own, under a private name
         self.inner = torch.nn.Module()
         self.inner.scale = torch.full((d,), 2.0)
 
@@ -52,7 +53,8 @@ def test_a_modules_plain_tensors_go_to_the_grading_device_as_its_parameters_do()
     keeps, its submodules' too, moved with it (as its parameters are), so its calls do not fail on mixed devices
     where on the CPU they would not; and does the check that it registers its tensors still find them?"""
     built = torch_probes.module(Implementation({"PlainNorm": PlainNorm}, device="meta"), "PlainNorm", 3)
-    assert [built.weight.device.type, built.bias.device.type, built.inner.scale.device.type] == ["meta"] * 3
+    moved = [built.weight, built.bias, built._mask, built.inner.scale]
+    assert [tensor.device.type for tensor in moved] == ["meta"] * 4
     assert built.weight.requires_grad and not isinstance(built.weight, torch.nn.Parameter)
     assert "PlainNorm.weight is a plain tensor attribute" in torch_probes.unregistered(built, "PlainNorm")
     on_cpu = torch_probes.module(Implementation({"PlainNorm": PlainNorm}, device="cpu"), "PlainNorm", 3)

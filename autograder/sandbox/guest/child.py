@@ -62,21 +62,36 @@ def configure_torch(device: str, kernels: str = "exact", gpu_memory_bytes: int |
             torch.cuda.set_per_process_memory_fraction(min(1.0, cap / total), index)
 
 
+_KERNELS: tuple[str, str] | None = None  # (device, kernels) of a PyTorch assignment's process, set at its start
+
+
 def set_kernels(device: str, kernels: str) -> None:
-    """PyTorch's kernels as grading asks, set again before every batch: a student's code that turns TF32 on
-    (torch.backends.cuda.matmul.allow_tf32 = True, torch.set_float32_matmul_precision("high"), as training
-    scripts do) is graded with full float32 matmuls all the same. On an H200, TF32 took the reference's
+    """PyTorch's kernels as grading asks, set again before every call of the student's code (answer): code
+    that turns TF32 or bfloat16 matmuls on when it loads or in an earlier call (allow_tf32 = True,
+    set_float32_matmul_precision("high"), the fp32_precision settings, as training scripts do) is graded with
+    full float32 matmuls all the same, on the GPU (cuBLAS) and on the CPU (oneDNN). Code that turns them on
+    inside the graded call itself runs that call with them. On an H200, TF32 took the reference's
     feed-forward network past the float32 tolerances; loosening them would pass real mistakes (a LayerNorm's
     eps, 1e-5, is smaller than TF32's rounding), so the kernels stay exact and the tolerances as they are."""
     import torch  # here: only a PyTorch assignment's process sets its kernels
 
+    global _KERNELS
+    _KERNELS = (device, kernels)
     fast = kernels == "fast"
-    torch.backends.cuda.matmul.allow_tf32 = fast  # also what set_float32_matmul_precision sets
+    torch.set_float32_matmul_precision("high" if fast else "highest")  # every backend's matmuls, the CPU's too
     torch.backends.cudnn.allow_tf32 = fast
     if device.startswith("cuda"):
         torch.backends.cuda.enable_flash_sdp(fast)
         torch.backends.cuda.enable_mem_efficient_sdp(fast)
+        if hasattr(torch.backends.cuda, "enable_cudnn_sdp"):  # PyTorch 2.3 and newer
+            torch.backends.cuda.enable_cudnn_sdp(fast)
         torch.backends.cuda.enable_math_sdp(True)
+
+
+def kernels_again() -> None:
+    """The kernels set at the process's start, set again (before each call of the student's code)."""
+    if _KERNELS is not None:
+        set_kernels(*_KERNELS)
 
 
 def answer(
@@ -101,6 +116,7 @@ def answer(
     given = wire.by_call(arrays)
     for i, call in enumerate(meta["calls"]):
         inputs = wire.unpack(call["inputs"], given.get(i, {}))
+        kernels_again()
         got, error = run_probe(call["probe"], impl, inputs)
         errors.append(error)
         for key, value in got.items():
@@ -148,8 +164,6 @@ def main(sock: socket.socket, request: dict) -> None:
         wire.send(sock, {"op": "ready", "notes": [str(note)[:1000] for note in loaded.notes[:20]]})
         while True:
             meta, arrays = wire.recv(sock)
-            if request["framework"] == "torch":
-                set_kernels(request["device"], request.get("kernels", "exact"))
             reply, outputs = answer(impl, meta, arrays, sock, spaces)
             wire.send(sock, reply, outputs)
     except BaseException as error:

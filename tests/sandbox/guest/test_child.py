@@ -49,6 +49,29 @@ def test_torch_gets_one_thread_and_the_kernels_asked_for(kernels, tf32):
     assert in_a_child(work) == [1, tf32, tf32]
 
 
+def test_matmul_precision_a_students_code_lowered_is_full_again_before_each_call():
+    """After the student's code lowers float32 matmuls by every setting PyTorch has (the legacy flag, the precision
+    names, the newer per-backend fp32_precision: TF32 on the GPU, bfloat16 in the CPU's oneDNN), are the CPU's and
+    the GPU's matmuls full float32 again before the next call of its code?"""
+
+    def work() -> list:
+        child.configure_torch("cpu", "exact")
+        torch.set_float32_matmul_precision("medium")
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.fp32_precision = "tf32"  # the newer settings (PyTorch 2.9 and newer; the lock has 2.13)
+        torch.backends.cuda.matmul.fp32_precision = "tf32"
+        torch.backends.mkldnn.matmul.fp32_precision = "bf16"
+        child.kernels_again()
+        return [
+            torch.get_float32_matmul_precision(),
+            torch.backends.cuda.matmul.allow_tf32,
+            torch.backends.cuda.matmul.fp32_precision,
+            torch.backends.mkldnn.matmul.fp32_precision,
+        ]
+
+    assert in_a_child(work) == ["highest", False, "ieee", "ieee"]
+
+
 @pytest.mark.parametrize("device, index", [("cuda", 0), ("cuda:1", 1)])
 def test_the_students_gpu_memory_is_capped_on_the_device_it_runs_on(monkeypatch, device, index):
     """On a GPU, is PyTorch's allocator capped at the student's GPU memory less a CUDA context's allowance, on the
@@ -69,10 +92,8 @@ def test_the_students_gpu_memory_is_capped_on_the_device_it_runs_on(monkeypatch,
     monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
     monkeypatch.setattr(torch.cuda, "get_device_properties", properties)
     monkeypatch.setattr(torch.cuda, "set_per_process_memory_fraction", fraction)
-    monkeypatch.setattr(torch.backends.cuda, "enable_flash_sdp", lambda on: None)
-    monkeypatch.setattr(torch.backends.cuda, "enable_mem_efficient_sdp", lambda on: None)
-    monkeypatch.setattr(torch.backends.cuda, "enable_math_sdp", lambda on: None)
     monkeypatch.setattr(torch, "set_num_threads", lambda n: None)
+    monkeypatch.setattr(child, "set_kernels", lambda device, kernels: None)  # this process's settings kept
     child.configure_torch(device, "exact", 3 * 2**30)
     assert capped == [((3 * 2**30 - child.CONTEXT_ALLOWANCE) / total, index)]
 
