@@ -45,9 +45,7 @@ def with_cluster_notes(results: Results, notes: dict[str, str]) -> Results | Non
 
 def with_late_penalty(results: Results, late: LatePenalty | None) -> Results | None:
     """The results with ``late`` as what the late policy made of them (None: no policy applied), the raw score
-    kept as ``score``; None when they say exactly that already."""
-    document = copy.deepcopy(results.document)
-    extra = document.setdefault("extra_data", {})
+    kept as ``score``; None when they say exactly that already (most runs: no copy of the document made)."""
     record = None
     if late is not None:
         record = {
@@ -61,12 +59,14 @@ def with_late_penalty(results: Results, late: LatePenalty | None) -> Results | N
             "student_due": late.student_due,
             "late_seconds": late.late_seconds,
             "possible": late.possible,
-            "raw_score": document.get("score"),
+            "raw_score": results.document.get("score"),
             "deducted": late.deducted,
             "score": late.score,
         }
-    if extra.get("late_penalty") == record:
+    if results.document.get("extra_data", {}).get("late_penalty") == record:
         return None
+    document = copy.deepcopy(results.document)
+    extra = document.setdefault("extra_data", {})
     if record is None:
         extra.pop("late_penalty", None)
     else:
