@@ -167,13 +167,12 @@ def compare(
             with open_grader(assignment, config.with_options(device=device)) as grader:
                 grader.runtime.kernels = kernels
                 points[(device, kernels)] = grade_each(grader, paths, jobs)
-        graded = {setting: found for setting, found in points.items() if setting not in SHOWN_ONLY}
-        shown = {settings[0]: points[settings[0]], **{s: f for s, f in points.items() if s in SHOWN_ONLY}}
-        shown_only = [  # a sample the CPU could not grade is said once, among the disagreements
-            line
-            for line in (disagreements(shown, base=settings[0]) if len(shown) > 1 else [])
-            if line.endswith(tuple(f" on {setting_name(s)}" for s in SHOWN_ONLY))
-        ]
-        return Comparison(disagreements(graded, base=settings[0]), shown_only, len(paths))
+        lines = disagreements(points, base=settings[0])  # each line ends with the setting it is about
+        informs = tuple(f" on {setting_name(setting)}" for setting in SHOWN_ONLY)
+        return Comparison(
+            [line for line in lines if not line.endswith(informs)],
+            [line for line in lines if line.endswith(informs)],
+            len(paths),
+        )
     finally:
         trees.remove_tree(folder)
