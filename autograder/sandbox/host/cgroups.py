@@ -140,6 +140,12 @@ class JobCgroup:
     def out_of_memory(self) -> bool:
         raise NotImplementedError
 
+    def reached_memory_limit(self) -> bool:
+        """Whether a charge of its memory ever met the limit. A hog near it can spend its CPU time or its wall time
+        in the kernel's reclaim (evicting the pages of the libraries it runs, faulting them back) before any
+        kill: a time limit met after this is told as the memory it is."""
+        return False
+
     def kill_all(self, timeout: float = 10.0) -> None:
         """SIGKILL every process in the job until none is left (forks in flight included)."""
         kill_until_gone(lambda: sorted(self.pids()), f"the job cgroup {self.folders()[0]}", timeout)
@@ -221,6 +227,13 @@ class JobCgroupV1(JobCgroup):
         except OSError:
             return False
 
+    def reached_memory_limit(self) -> bool:
+        folder = self.by_controller.get("memory")
+        try:
+            return folder is not None and int((folder / "memory.failcnt").read_text()) > 0
+        except (OSError, ValueError):
+            return False
+
 
 class JobCgroupV2(JobCgroup):
     version = 2
@@ -269,6 +282,18 @@ class JobCgroupV2(JobCgroup):
             for line in (self.folder / "memory.events").read_text().splitlines():
                 key, _, value = line.partition(" ")
                 if key == "oom_kill" and int(value) > 0:
+                    return True
+        except (OSError, ValueError):
+            pass
+        return False
+
+    def reached_memory_limit(self) -> bool:
+        if not self.memory:
+            return False
+        try:
+            for line in (self.folder / "memory.events").read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "max" and int(value) > 0:
                     return True
         except (OSError, ValueError):
             pass

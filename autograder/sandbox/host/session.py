@@ -191,7 +191,7 @@ class Session:
                     arrays,
                 )
         except Timeout:
-            self._fail(f"checking {name} took longer than {budget * self.limits.wall_factor:g} s")
+            self._fail(f"checking {name} {self._near_memory()}took longer than {budget * self.limits.wall_factor:g} s")
         except _OverBudget as over:
             self._fail(f"checking {name} {over}")
         except TooLarge as error:
@@ -218,7 +218,7 @@ class Session:
         def watch() -> None:
             used = self._cpu() - cpu_start
             if used > budget:
-                raise _OverBudget(f"used more than {budget:g} s of CPU time")
+                raise _OverBudget(f"{self._near_memory()}used more than {budget:g} s of CPU time")
             if self._scratch is not None and self.runtime.isolation.tier in ("uid", "process"):
                 if self._files_held(self.limits.scratch_bytes + 1) > self.limits.scratch_bytes:
                     raise _OverBudget(f"wrote more than {self.limits.scratch_bytes // 2**20} MiB of files")
@@ -232,6 +232,13 @@ class Session:
                 raise _OverBudget(f"held more than {self.limits.describe_gpu_memory()} of GPU memory")
 
         return watch
+
+    def _near_memory(self) -> str:
+        """Words for a time limit met by a process that met its memory limit before (its time then went on the
+        kernel's reclaim as much as on its code): the memory named first, since it is what to fix."""
+        if self._job is not None and self._job.memory and self._job.reached_memory_limit():
+            return f"reached its memory limit ({self.limits.describe_memory()}) and then "
+        return ""
 
     @property
     def _on_gpu(self) -> bool:

@@ -80,8 +80,11 @@ def test_a_v2_job_writes_its_limits_and_reads_its_counters(tmp_path):
     (folder / "memory.events").write_text("low 0\nhigh 0\nmax 3\noom 1\noom_kill 0\n")
     (folder / "cgroup.procs").write_text("12\n34\n")
     assert job.cpu_seconds() == 2.5 and not job.out_of_memory() and job.pids() == {12, 34}
+    assert job.reached_memory_limit(), "memory.events' max: a charge met memory.max"
     (folder / "memory.events").write_text("low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n")
     assert job.out_of_memory()
+    (folder / "memory.events").write_text("low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n")
+    assert not job.reached_memory_limit()
 
 
 def test_a_v2_job_without_controllers_bounds_nothing_and_says_so(tmp_path):
@@ -112,9 +115,10 @@ def test_a_v1_job_writes_each_controllers_limits_and_reads_its_counters(tmp_path
     (memory / "memory.oom_control").write_text("oom_kill_disable 0\nunder_oom 0\noom_kill 0\n")
     (memory / "memory.failcnt").write_text("0\n")
     (memory / "cgroup.procs").write_text("7\n")
-    assert not job.out_of_memory()
+    assert not job.out_of_memory() and not job.reached_memory_limit()
     (memory / "memory.failcnt").write_text("4\n")
     assert not job.out_of_memory(), "a failed charge while its process still runs is no kill"
+    assert job.reached_memory_limit()
     (memory / "cgroup.procs").write_text("")
     for folder in parents.values():
         (folder / "job" / "cgroup.procs").write_text("")
@@ -127,5 +131,5 @@ def test_a_v1_job_writes_each_controllers_limits_and_reads_its_counters(tmp_path
 def test_a_v1_job_without_memory_or_pids_bounds_neither(tmp_path):
     """With only the cpu controllers: is the job's memory unbounded (rlimits then), and its CPU time still read?"""
     job = JobCgroupV1({"cpuacct": tmp_path / "cpuacct"}, "job", LIMITS)
-    assert not job.memory and not job.processes and not job.out_of_memory()
+    assert not job.memory and not job.processes and not job.out_of_memory() and not job.reached_memory_limit()
     assert job.describe() == "cgroup v1 (CPU time and kill only)"

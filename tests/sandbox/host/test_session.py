@@ -250,6 +250,37 @@ def test_a_check_that_outlasts_its_wall_time_fails_saying_how_long(make_session)
         student.run("a", "p", {"x": 1})
 
 
+class JobAtItsLimit:
+    """A job cgroup that bounds memory, has used 4 s of CPU time, and has (or has not) met its memory limit."""
+
+    memory = True
+
+    def __init__(self, reached: bool):
+        self.reached = reached
+
+    def cpu_seconds(self):
+        return 4.0
+
+    def reached_memory_limit(self):
+        return self.reached
+
+
+@pytest.mark.parametrize(
+    ("reached", "told"),
+    [(True, r"reached its memory limit \(0.5 GiB\) and then used more than 3 s of CPU time"),
+     (False, r"used more than 3 s of CPU time")],
+)  # fmt: skip
+def test_a_time_limit_met_after_the_memory_limit_is_told_as_memory(reached, told):
+    """A hog near its cgroup's limit can spend its time in the kernel's reclaim before any kill (seen in CI: System V
+    segments at the limit, 3 s of CPU gone first). Is a CPU limit met after the memory limit told with the memory
+    first, and one met without it told as time alone?"""
+    student = Session.__new__(Session)
+    student.limits = StudentLimits(memory_bytes=GiB // 2, timeout=3)
+    student._job = JobAtItsLimit(reached)
+    with pytest.raises(session._OverBudget, match=f"^{told}$"):
+        student._watch(0.0, 3.0)()
+
+
 def test_out_of_memory_errors_are_told_as_the_memory_limit():
     """Is a student's MemoryError (or errno 12) told as using more than its memory, and other errors kept, cut?"""
     student = Session.__new__(Session)
