@@ -19,7 +19,13 @@ doctor.py, bench.py, demo.py, cli.py   the commands
 Each assignment is one folder, solutions/<name>/ (see assignments.py); the kit names none.
 """
 
+import sys
 from pathlib import Path
+
+# nbformat imports jsonschema, and jsonschema imports rfc3987_syntax where it is installed (jupyter_events, which
+# nbgrader brings, asks for it): 38 grammars compiled at import, 2.2 s of CPU in every process of the kit that reads
+# a notebook, for the "iri" formats of a format checker that nbformat never passes. The kit's processes go without.
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]  # None: "not importable", as Python reads it
 
 __version__ = "0.2.0"
 

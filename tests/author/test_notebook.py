@@ -1,7 +1,11 @@
 """Is the master notebook nbgrader's: the lesson's cells, each exercise's solution, check and grade cells, its metadata?"""
 
+import subprocess
+import sys
+
 import nbformat
 
+from autograder import assignments
 from autograder.author.blocks import given_code
 from autograder.author.notebook import (
     ANSWER_STUB,
@@ -105,3 +109,20 @@ def test_notebook_text_reads_back_as_the_notebook(mha):
     notebook = master_notebook(mha, "# the bundle")
     text = notebook_text(notebook)
     assert text.endswith("}\n") and nbformat.reads(text, as_version=4) == notebook
+
+
+def test_a_kit_process_reads_notebooks_without_jsonschemas_iri_grammars():
+    """nbformat's jsonschema compiles rfc3987_syntax's grammars at import (2 s of CPU) for a format nbformat never
+    checks: does a kit process leave them out, and still read and validate a release, a broken one refused?"""
+    mha = assignments.get("mha")
+    script = (
+        "import sys, autograder, nbformat\n"
+        f"notebook = nbformat.read({str(mha.release_dir / mha.notebook_name)!r}, as_version=4)\n"
+        "nbformat.validate(notebook)\n"
+        "notebook.cells[0]['cell_type'] = 'a kind of cell'\n"
+        "try:\n    nbformat.validate(notebook)\nexcept nbformat.ValidationError:\n    print('refused')\n"
+        "print(sys.modules.get('rfc3987_syntax', 'absent'))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["refused", "None"]
