@@ -68,13 +68,19 @@ def visible_checks(assignment: Assignment, reference: Reference) -> list[dict]:
 
 
 def visible_data(assignment: Assignment) -> dict:
-    return {
+    """The visible checks' data; the outputs it computed are kept in the assignment's store, so that the next
+    build with the same files (one that finds the release up to date, say) runs neither reference nor mistake."""
+    reference = Reference.of(assignment)
+    data = {
         "assignment": assignment.name,
-        "checks": visible_checks(assignment, Reference.of(assignment)),
+        "checks": visible_checks(assignment, reference),
         "hidden": hidden_summary(collect(assignment)),
         "carry_forward": assignment.carry_forward,
         "kinds": recorded.exercise_kinds(assignment),
     }
+    if reference.store is not None:
+        reference.store.save(complete=reference.store.complete)
+    return data
 
 
 def visible_json(data: dict) -> str:

@@ -130,3 +130,20 @@ def test_recorded_calls_ship_only_where_errors_are_carried_forward(monkeypatch):
 def test_the_data_are_written_sorted_with_a_final_newline():
     """Is visible.json one stable text: keys sorted, one space of indent, a newline at the end?"""
     assert visible.visible_json({"b": 1, "a": [2]}) == '{\n "a": [\n  2\n ],\n "b": 1\n}\n'
+
+
+def test_the_outputs_a_build_computes_are_kept_for_the_next(tmp_path, monkeypatch):
+    """A build that finds the release up to date computes the visible data again: are the reference's and the
+    mistakes' outputs it computed kept in the store on disk, so that the next build runs none of them?"""
+    from autograder.grade import reference
+
+    monkeypatch.setattr(reference, "CACHE", tmp_path)  # a store of this test's own
+    numpy = assignments.get("attention_numpy")
+    first = visible.visible_data(numpy)
+    (stored,) = tmp_path.glob("attention_numpy-*.npz")
+    kept = reference.OutputStore(stored)
+    cases = numpy.module("visible").VISIBLE
+    assert all(kept.get("reference", wire.digest(case.probe.probe_id, case.inputs)) for case in cases)
+    suspect = next(m for case in cases for m in catalogue.suspects(numpy, case.name))
+    assert any(kept.get(suspect.id, wire.digest(case.probe.probe_id, case.inputs)) for case in cases)
+    assert visible.visible_json(visible.visible_data(numpy)) == visible.visible_json(first)  # from the store, the same
