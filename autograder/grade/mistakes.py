@@ -54,7 +54,7 @@ from ..sandbox.host.session import StudentError
 from .behaviour import plain
 from .judge import Mismatch
 from .plan import Check, collect
-from .reference import Reference, exec_source, store_of
+from .reference import OutputStore, Reference, exec_source, store_of
 
 PAIRS_AT_MOST = 64  # pairs of partial explanations tried for one name: the search stays bounded
 
@@ -112,14 +112,15 @@ def catalogue(assignment: Assignment) -> list[Mistake]:
 
 
 @cache
-def with_mistake(assignment: Assignment, mistake: Mistake) -> Reference:
-    """The reference with the mistake made: its code runs only for outputs the store lacks."""
+def with_mistake(assignment: Assignment, mistake: Mistake, store: OutputStore | None = None) -> Reference:
+    """The reference with the mistake made: its code runs only for outputs the store lacks (the assignment's,
+    or the one a caller that loops over mistakes found once: finding it hashes every deciding file)."""
     path = assignment.reference_path
 
     def load() -> dict:
         return exec_source(mistake.source(path.read_text()), f"{path} [{mistake.id}]", f"with_mistake_{mistake.id}")
 
-    return Reference(load, label=mistake.id, store=store_of(assignment))
+    return Reference(load, label=mistake.id, store=store or store_of(assignment))
 
 
 @cache
@@ -163,10 +164,11 @@ def prepare(assignment: Assignment, calls: dict) -> None:
     if store.complete:
         return
     for mistake in catalogue(assignment):
+        made = with_mistake(assignment, mistake, store)
         for name in {mistake.target} | callers(assignment)[mistake.target]:
             for call in calls.get(name, []):
                 try:
-                    with_mistake(assignment, mistake).outputs(call.probe, call.inputs)
+                    made.outputs(call.probe, call.inputs)
                 except Exception:
                     continue  # a broken entry: the kit's tests catch it
             signature(assignment, mistake, name)

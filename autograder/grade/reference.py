@@ -29,7 +29,7 @@ from ..assignments import Assignment
 from ..public import wire
 from ..public.probing import Implementation, run_probe
 from ..results.atomic import atomic_file, write_atomically
-from .deciding import deciding_digest
+from .deciding import deciding_digest, deciding_files
 from .threads import single_threaded
 
 CACHE = KIT_ROOT / "build" / "cache"
@@ -218,9 +218,28 @@ class Reference:
 
 
 def cache_path(assignment: Assignment) -> Path:
-    """Where the outputs are kept: named by everything that decides a grade (grade/deciding.py), the Python and the libraries."""
-    digest = deciding_digest(assignment, sys.version, platform.machine(), _versions())
-    return CACHE / f"{assignment.name}-{digest.hexdigest()[:20]}.npz"
+    """Where the outputs are kept: named by everything that decides a grade (grade/deciding.py), the Python and the
+    libraries. Hashing the deciding files takes milliseconds, and naming a student's mistakes asks for the store
+    dozens of times: the name is kept while no deciding file is written (its size, times and inode the same)."""
+    which = (assignment.name, str(assignment.folder), str(CACHE))
+    stamp = tuple(_stamp(path) for path in deciding_files(assignment))
+    kept = _named.get(which)
+    if kept is None or kept[0] != stamp:
+        digest = deciding_digest(assignment, sys.version, platform.machine(), _versions())
+        kept = _named[which] = (stamp, CACHE / f"{assignment.name}-{digest.hexdigest()[:20]}.npz")
+    return kept[1]
+
+
+_named: dict[tuple[str, str, str], tuple[tuple, Path]] = {}  # (assignment, folder, CACHE) -> (files' stamp, store)
+
+
+def _stamp(path: Path) -> tuple:
+    """What changes when a file is written (ctime too, which no program can set back)."""
+    try:
+        info = path.stat()
+    except OSError:
+        return (str(path),)
+    return (str(path), info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
 @cache

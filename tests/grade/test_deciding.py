@@ -57,3 +57,21 @@ def test_notes_change_no_digest(copy_of_mha):
 def test_the_digests_do_not_depend_on_where_the_folder_lies(copy_of_mha):
     """Is a copy of the assignment's folder elsewhere hashed like the course's own (only contents and names count)?"""
     assert kit_digest(copy_of_mha) == kit_digest(assignments.get("mha"))
+
+
+def test_the_store_follows_an_edit_that_keeps_the_files_size_and_time(copy_of_mha):
+    """The store's name is kept between calls while no deciding file is written: is an edit of the same size, its
+    modification time set back (a copy that keeps times, an editor's undo), still a new store?"""
+    import os
+
+    before = reference.cache_path(copy_of_mha)
+    path = copy_of_mha.folder / "reference.py"
+    text, info = path.read_text(), path.stat()
+    edited = text.replace("import", "IMPORT", 1)
+    assert len(edited) == len(text) and edited != text
+    path.write_text(edited)
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert path.stat().st_size == info.st_size and path.stat().st_mtime_ns == info.st_mtime_ns
+    assert reference.cache_path(copy_of_mha) != before
+    path.write_text(text)
+    assert reference.cache_path(copy_of_mha) == before
