@@ -14,17 +14,6 @@ single_threaded(import_torch=True)  # before any test runs PyTorch: grade-all fo
 NAMES = assignments.names()
 
 
-def pytest_collection_modifyitems(config, items):
-    """Under pytest-xdist (`make test` runs a process per CPU, --dist loadgroup), a module-scoped fixture is made
-    once per worker that runs a test asking for it: the tests of a module that share such a fixture (a graded class,
-    an nbgrader course, a hostile run) go to one worker together, as an xdist group named after the module. Every
-    other test goes wherever a worker is free."""
-    for item in items:
-        definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
-        if any(d.scope == "module" for defs in definitions.values() for d in defs):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
-
-
 @pytest.fixture(autouse=True)
 def results_follow_gradescopes_format(request):
     """After each test that used tmp_path: does every results.json the kit left there follow Gradescope's format?"""
