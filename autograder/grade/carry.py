@@ -405,8 +405,8 @@ def carry_forward(
     earns all its points once graded so is its own callers' callee no longer: its own code stands.
     """
     carried: dict[str, tuple[str, ...]] = {}
+    losing = _losing(points, results)  # summed over every result: again only when the results change
     for name in sorted(graded, key=lambda n: len(calls.get(n, set()))):
-        losing = _losing(points, results)
         callees = tuple(n for n in graded if n in calls.get(name, set()) & losing)
         if name not in losing or not callees or name in unfinished:
             continue
@@ -418,6 +418,7 @@ def carry_forward(
                 result.message = note + ("\n" + result.message if result.message else "")
             results[:] = [r for r in results if r.name != name] + again
             carried[name] = callees
+            losing = _losing(points, results)
     return carried
 
 
