@@ -422,8 +422,8 @@ class Grader:
         """Error carried forward (grade/carry.py's ``carry_forward``), each carried run in a fresh process of the
         submission (its visible checks too, where ``visible``): the names graded with the reference standing
         in, and for which names. unstarted: the names not started, never graded so."""
-        if not self.carry_forward_enabled:
-            return {}
+        if not self.carry_forward_enabled or all(r.passed for r in results if r.kind == "hidden"):
+            return {}  # nothing fails: nothing to grade again (and the source need not be read)
         stopped: dict[str, tuple[tuple[str, ...], str]] = {}
         carried = carry_forward(
             self.assignment.points,
@@ -488,12 +488,13 @@ class Grader:
         (``carried``) is judged on its own: its own mistakes only. A name not started
         (``unstarted``: its code still raises its stub) has no mistake named (an empty
         constructor is not a mistake of the catalogue)."""
-        calls = _read_unless_unreadable(graded_calls, entry, self.assignment.graded)
-        carried = carried or {}
-
         hidden = [r for r in results if r.kind == "hidden"]
         failed = {r.name for r in hidden if not r.passed}
-        code = _read_unless_unreadable(definitions, entry, self.assignment.graded) if failed else {}
+        if not failed:
+            return  # nothing to explain (and the source need not be read)
+        calls = _read_unless_unreadable(graded_calls, entry, self.assignment.graded)
+        carried = carried or {}
+        code = _read_unless_unreadable(definitions, entry, self.assignment.graded)
         named: dict[str, set[str]] = {}
         for name in callees_first(self.assignment):
             mine = [r for r in hidden if r.name == name]
