@@ -35,6 +35,11 @@ PARALLEL := -n $(JOBS) --dist load
 
 .PHONY: demo test check exhaustive tools clean lock
 
+# The tests' processes write Python's bytecode caches (__pycache__/, ignored by git) even where the
+# environment says PYTHONDONTWRITEBYTECODE: without them every test process rewrites every test
+# module's asserts (8 s each) and every kit process compiles the kit again.
+test check exhaustive: export PYTHONDONTWRITEBYTECODE =
+
 demo: $(STAMP)
 	$(KIT) -m autograder demo
 
