@@ -164,6 +164,9 @@ class JobCgroup:
         return f"cgroup v{self.version}" + (f" ({', '.join(bounded)})" if bounded else " (CPU time and kill only)")
 
 
+NEAR_THE_LIMIT = 2 << 20  # a peak this close to the limit met it: the last charge may be a huge page's that failed
+
+
 class JobCgroupV1(JobCgroup):
     version = 1
 
@@ -228,11 +231,25 @@ class JobCgroupV1(JobCgroup):
             return False
 
     def reached_memory_limit(self) -> bool:
+        """A failed charge counted, or the peak within NEAR_THE_LIMIT of the limit: for memory, and for memory
+        and swap together where swap is accounted. The peak is what tells it on recent kernels (6.18 here), whose
+        v1 failcnt stays 0 even as the limit kills (a charge met the limit: the OOM killer ran, failcnt 0)."""
         folder = self.by_controller.get("memory")
+        if folder is None:
+            return False
         try:
-            return folder is not None and int((folder / "memory.failcnt").read_text()) > 0
+            limit = int((folder / "memory.limit_in_bytes").read_text())
         except (OSError, ValueError):
             return False
+        for counter in ("memory", "memory.memsw"):
+            try:
+                failed = int((folder / f"{counter}.failcnt").read_text())
+                peak = int((folder / f"{counter}.max_usage_in_bytes").read_text())
+            except (OSError, ValueError):
+                continue
+            if failed > 0 or peak >= limit - NEAR_THE_LIMIT:
+                return True
+        return False
 
 
 class JobCgroupV2(JobCgroup):

@@ -2,11 +2,13 @@
 killed and removed where this machine has a hierarchy the grader may use."""
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from autograder.sandbox.host import cgroups
+from autograder.sandbox.host import arrangement, cgroups
 from autograder.sandbox.host.cgroups import CgroupLimits, JobCgroupV1, JobCgroupV2
 
 GiB = 1024**3
@@ -114,11 +116,19 @@ def test_a_v1_job_writes_each_controllers_limits_and_reads_its_counters(tmp_path
     memory = tmp_path / "memory" / "job"
     (memory / "memory.oom_control").write_text("oom_kill_disable 0\nunder_oom 0\noom_kill 0\n")
     (memory / "memory.failcnt").write_text("0\n")
+    (memory / "memory.max_usage_in_bytes").write_text(f"{GiB}\n")
     (memory / "cgroup.procs").write_text("7\n")
     assert not job.out_of_memory() and not job.reached_memory_limit()
     (memory / "memory.failcnt").write_text("4\n")
     assert not job.out_of_memory(), "a failed charge while its process still runs is no kill"
     assert job.reached_memory_limit()
+    (memory / "memory.failcnt").write_text("0\n")
+    (memory / "memory.memsw.failcnt").write_text("0\n")
+    (memory / "memory.memsw.max_usage_in_bytes").write_text(f"{2 * GiB}\n")
+    assert job.reached_memory_limit(), "Linux 6.18 kills at the limit with failcnt 0: the peak says it"
+    (memory / "memory.memsw.max_usage_in_bytes").write_text(f"{GiB}\n")
+    assert not job.reached_memory_limit()
+    (memory / "memory.failcnt").write_text("4\n")
     (memory / "cgroup.procs").write_text("")
     for folder in parents.values():
         (folder / "job" / "cgroup.procs").write_text("")
@@ -133,3 +143,26 @@ def test_a_v1_job_without_memory_or_pids_bounds_neither(tmp_path):
     job = JobCgroupV1({"cpuacct": tmp_path / "cpuacct"}, "job", LIMITS)
     assert not job.memory and not job.processes and not job.out_of_memory() and not job.reached_memory_limit()
     assert job.describe() == "cgroup v1 (CPU time and kill only)"
+
+
+def test_a_real_job_past_its_memory_limit_is_seen_to_have_reached_it():
+    """Where this machine has a hierarchy that bounds memory: is a process that allocates past its job's limit seen to
+    have reached it (on Linux 6.18's cgroup v1 the failcnt files stay 0 though the OOM killer ran), and a job whose
+    process stays well under it not?"""
+    hierarchy, found = arrangement.arrange()
+    if hierarchy is None or not hierarchy.bounds("memory"):
+        pytest.skip(f"no cgroup hierarchy here bounds a job's memory: {found}")
+    try:
+        for name, allocated, reached in (("over", 400, True), ("under", 16, False)):
+            job = hierarchy.job(f"{os.getpid()}-reach-{name}", CgroupLimits(256 << 20, 32))
+            try:
+                script = "import sys; sys.stdin.read(1); b = bytearray(%d << 20); b[::4096] = b'x' * len(b[::4096])"
+                child = subprocess.Popen([sys.executable, "-S", "-c", script % allocated], stdin=subprocess.PIPE)
+                for procs in job.procs_files:
+                    Path(procs).write_text(str(child.pid))
+                child.communicate(b"x", timeout=60)
+                assert job.reached_memory_limit() is reached, (name, child.returncode)
+            finally:
+                job.remove()
+    finally:
+        hierarchy.close()
