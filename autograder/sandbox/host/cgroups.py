@@ -284,37 +284,26 @@ class JobCgroupV2(JobCgroup):
         except OSError:
             return set()
 
-    def cpu_seconds(self) -> float | None:
+    def _counter(self, file: str, key: str) -> int | None:
+        """One counter of a flat keyed file (cpu.stat, memory.events: "key value" lines); None where unread."""
         try:
-            for line in (self.folder / "cpu.stat").read_text().splitlines():
-                key, _, value = line.partition(" ")
-                if key == "usage_usec":
-                    return int(value) / 1e6
+            for line in (self.folder / file).read_text().splitlines():
+                name, _, value = line.partition(" ")
+                if name == key:
+                    return int(value)
         except (OSError, ValueError):
             pass
         return None
 
+    def cpu_seconds(self) -> float | None:
+        usage = self._counter("cpu.stat", "usage_usec")
+        return None if usage is None else usage / 1e6
+
     def out_of_memory(self) -> bool:
-        try:
-            for line in (self.folder / "memory.events").read_text().splitlines():
-                key, _, value = line.partition(" ")
-                if key == "oom_kill" and int(value) > 0:
-                    return True
-        except (OSError, ValueError):
-            pass
-        return False
+        return (self._counter("memory.events", "oom_kill") or 0) > 0
 
     def reached_memory_limit(self) -> bool:
-        if not self.memory:
-            return False
-        try:
-            for line in (self.folder / "memory.events").read_text().splitlines():
-                key, _, value = line.partition(" ")
-                if key == "max" and int(value) > 0:
-                    return True
-        except (OSError, ValueError):
-            pass
-        return False
+        return self.memory and (self._counter("memory.events", "max") or 0) > 0
 
     def kill_all(self, timeout: float = 10.0) -> None:
         try:
