@@ -367,7 +367,9 @@ class Grader:
             mine = self._checks_of(session, name, entry)
             if name in session.device_failures:
                 mine = self._on_cpu(submission, name)
-                session.notes.append(ON_CPU.format(name=name, reason=session.device_failure or "no reason given"))
+                session.notes.append(
+                    ON_CPU.format(name=name, reason=session.device_failures[name] or "no reason given")
+                )
             results += mine
         unstarted = self.not_started(results, session)
         carried = self.carry_forward(results, entry, submission, unstarted)

@@ -111,16 +111,20 @@ def catalogue(assignment: Assignment) -> list[Mistake]:
     return list(_catalogue(assignment))
 
 
+def with_mistake(assignment: Assignment, mistake: Mistake) -> Reference:
+    """The reference with the mistake made: its code runs only for outputs the store of the assignment's files
+    as they are now lacks (one Reference a mistake for each such store)."""
+    return _with_mistake(assignment, mistake, store_of(assignment))
+
+
 @cache
-def with_mistake(assignment: Assignment, mistake: Mistake, store: OutputStore | None = None) -> Reference:
-    """The reference with the mistake made: its code runs only for outputs the store lacks (the assignment's,
-    or the one a caller that loops over mistakes found once: finding it hashes every deciding file)."""
+def _with_mistake(assignment: Assignment, mistake: Mistake, store: OutputStore) -> Reference:
     path = assignment.reference_path
 
     def load() -> dict:
         return exec_source(mistake.source(path.read_text()), f"{path} [{mistake.id}]", f"with_mistake_{mistake.id}")
 
-    return Reference(load, label=mistake.id, store=store or store_of(assignment))
+    return Reference(load, label=mistake.id, store=store)
 
 
 @cache
@@ -164,7 +168,7 @@ def prepare(assignment: Assignment, calls: dict) -> None:
     if store.complete:
         return
     for mistake in catalogue(assignment):
-        made = with_mistake(assignment, mistake, store)
+        made = with_mistake(assignment, mistake)
         for name in {mistake.target} | callers(assignment)[mistake.target]:
             for call in calls.get(name, []):
                 try:

@@ -62,9 +62,6 @@ def configure_torch(device: str, kernels: str = "exact", gpu_memory_bytes: int |
             torch.cuda.set_per_process_memory_fraction(min(1.0, cap / total), index)
 
 
-_KERNELS: tuple[str, str] | None = None  # (device, kernels) of a PyTorch assignment's process, set at its start
-
-
 def set_kernels(device: str, kernels: str) -> None:
     """PyTorch's kernels as grading asks, set again before every call of the student's code (answer): code
     that turns TF32 or bfloat16 matmuls on when it loads or in an earlier call (allow_tf32 = True,
@@ -75,8 +72,6 @@ def set_kernels(device: str, kernels: str) -> None:
     eps, 1e-5, is smaller than TF32's rounding), so the kernels stay exact and the tolerances as they are."""
     import torch  # here: only a PyTorch assignment's process sets its kernels
 
-    global _KERNELS
-    _KERNELS = (device, kernels)
     fast = kernels == "fast"
     torch.set_float32_matmul_precision("high" if fast else "highest")  # every backend's matmuls, the CPU's too
     torch.backends.cudnn.allow_tf32 = fast
@@ -88,18 +83,18 @@ def set_kernels(device: str, kernels: str) -> None:
         torch.backends.cuda.enable_math_sdp(True)
 
 
-def kernels_again() -> None:
-    """The kernels set at the process's start, set again (before each call of the student's code)."""
-    if _KERNELS is not None:
-        set_kernels(*_KERNELS)
-
-
 def answer(
-    impl: Implementation, meta: dict, arrays: dict, sock: socket.socket | None = None, spaces: list | None = None
+    impl: Implementation,
+    meta: dict,
+    arrays: dict,
+    sock: socket.socket | None = None,
+    spaces: list | None = None,
+    kernels: tuple[str, str] | None = None,
 ) -> tuple[dict, dict]:
     """Run a batch of probes; their outputs keyed "<i>/<key>", their errors in order. With ``carry``,
     the names it gives stand in as the reference for the batch, in ``spaces`` (the namespaces the
-    student's code looks names up in), asking the grader over ``sock``."""
+    student's code looks names up in), asking the grader over ``sock``. ``kernels``: a PyTorch process's
+    (device, kernels), set again before each call (set_kernels)."""
     carry = meta.get("carry")
     if carry and sock is not None and isinstance(carry, dict):
         substitutes = Substitutes(
@@ -111,12 +106,13 @@ def answer(
             device=impl.device,
         )  # fmt: skip
         with substitutes.installed(spaces or [impl.namespace]):
-            return answer(impl, {**meta, "carry": None}, arrays)
+            return answer(impl, {**meta, "carry": None}, arrays, kernels=kernels)
     errors, outputs = [], {}
     given = wire.by_call(arrays)
     for i, call in enumerate(meta["calls"]):
         inputs = wire.unpack(call["inputs"], given.get(i, {}))
-        kernels_again()
+        if kernels is not None:
+            set_kernels(*kernels)
         got, error = run_probe(call["probe"], impl, inputs)
         errors.append(error)
         for key, value in got.items():
@@ -144,11 +140,11 @@ def main(sock: socket.socket, request: dict) -> None:
         quiet()
         steps.begin("isolating")
         isolation.enter(request)
+        kernels = None
         if request["framework"] == "torch":
+            kernels = (request["device"], request.get("kernels", "exact"))
             try:
-                configure_torch(
-                    request["device"], request.get("kernels", "exact"), request["limits"].get("gpu_memory_bytes")
-                )
+                configure_torch(*kernels, request["limits"].get("gpu_memory_bytes"))
             except (
                 Exception
             ) as error:  # the kit's code, before any of the student's: the device failed, not the student
@@ -164,7 +160,7 @@ def main(sock: socket.socket, request: dict) -> None:
         wire.send(sock, {"op": "ready", "notes": [str(note)[:1000] for note in loaded.notes[:20]]})
         while True:
             meta, arrays = wire.recv(sock)
-            reply, outputs = answer(impl, meta, arrays, sock, spaces)
+            reply, outputs = answer(impl, meta, arrays, sock, spaces, kernels)
             wire.send(sock, reply, outputs)
     except BaseException as error:
         steps.failed(error)  # a step of the kit's only: the student's failures are measured by the grader

@@ -118,9 +118,9 @@ class Session:
         self.carry: dict[str, str] = {}
         self.server: Any = None
         # Graded names whose process met a CUDA failure it did not cause by holding more than its GPU
-        # memory (a neighbour may have): the engine grades them again on the CPU, never scores them.
-        self.device_failures: set[str] = set()
-        self.device_failure = ""  # the first such failure, in the words CUDA gave it
+        # memory (a neighbour may have), each with that failure in the words CUDA gave it: the engine grades
+        # them again on the CPU, never scores them.
+        self.device_failures: dict[str, str] = {}
 
     # ---------------------------------------------------------------- the interface graders use
 
@@ -153,8 +153,7 @@ class Session:
         for call, result in zip(todo, results):
             self._answers[(name, wire.digest(call.probe, call.inputs))] = result
             if result[1] and self._on_gpu and gpu.is_device_error(result[1]):
-                self.device_failures.add(name)
-                self.device_failure = self.device_failure or result[1][:300]
+                self.device_failures.setdefault(name, result[1][:300])
 
     def close(self) -> None:
         self._kill()
@@ -337,8 +336,7 @@ class Session:
             self._kill()
             if not self._on_gpu:
                 raise loading.failed(str(failure)) from None
-            self.device_failures.update(self.graded)
-            self.device_failure = f"CUDA did not start: {str(failure)[:300]}"
+            self.device_failures.update(dict.fromkeys(self.graded, f"CUDA did not start: {str(failure)[:300]}"))
             raise StudentError(f"CUDA did not start for your code ({str(failure)[:300]})") from None
         except Timeout:
             self._kill()

@@ -49,29 +49,6 @@ def test_torch_gets_one_thread_and_the_kernels_asked_for(kernels, tf32):
     assert in_a_child(work) == [1, tf32, tf32]
 
 
-def test_matmul_precision_a_students_code_lowered_is_full_again_before_each_call():
-    """After the student's code lowers float32 matmuls by every setting PyTorch has (the legacy flag, the precision
-    names, the newer per-backend fp32_precision: TF32 on the GPU, bfloat16 in the CPU's oneDNN), are the CPU's and
-    the GPU's matmuls full float32 again before the next call of its code?"""
-
-    def work() -> list:
-        child.configure_torch("cpu", "exact")
-        torch.set_float32_matmul_precision("medium")
-        torch.backends.cuda.matmul.allow_tf32 = True
-        torch.backends.fp32_precision = "tf32"  # the newer settings (PyTorch 2.9 and newer; the lock has 2.13)
-        torch.backends.cuda.matmul.fp32_precision = "tf32"
-        torch.backends.mkldnn.matmul.fp32_precision = "bf16"
-        child.kernels_again()
-        return [
-            torch.get_float32_matmul_precision(),
-            torch.backends.cuda.matmul.allow_tf32,
-            torch.backends.cuda.matmul.fp32_precision,
-            torch.backends.mkldnn.matmul.fp32_precision,
-        ]
-
-    assert in_a_child(work) == ["highest", False, "ieee", "ieee"]
-
-
 @pytest.mark.parametrize("device, index", [("cuda", 0), ("cuda:1", 1)])
 def test_the_students_gpu_memory_is_capped_on_the_device_it_runs_on(monkeypatch, device, index):
     """On a GPU, is PyTorch's allocator capped at the student's GPU memory less a CUDA context's allowance, on the
@@ -131,6 +108,39 @@ def test_a_batch_answers_each_call_in_order_with_its_own_error(probe):
     reply, outputs = child.answer(broken, *batch({"x": np.arange(3)}, {"x": np.arange(12)}))
     assert reply["errors"][0].startswith("your code raised IndexError") and reply["errors"][1] is None
     assert sorted(outputs) == ["1/y", "1/z"]
+
+
+def test_matmul_precision_a_students_code_lowered_is_full_again_before_each_call(probe):
+    """After the student's code lowers float32 matmuls by every setting PyTorch has (the legacy flag, the precision
+    names, the newer per-backend fp32_precision: TF32 on the GPU, bfloat16 in the CPU's oneDNN), when it loads and
+    in each call, does every call of a batch find the CPU's and the GPU's matmuls full float32 again?"""
+
+    def work() -> list:
+        seen = []
+
+        def lowering(x):
+            seen.append(
+                [
+                    torch.get_float32_matmul_precision(),
+                    torch.backends.cuda.matmul.allow_tf32,
+                    torch.backends.cuda.matmul.fp32_precision,
+                    torch.backends.mkldnn.matmul.fp32_precision,
+                ]
+            )
+            torch.set_float32_matmul_precision("medium")
+            torch.backends.cuda.matmul.allow_tf32 = True
+            torch.backends.fp32_precision = "tf32"  # the newer settings (PyTorch 2.9 and newer; the lock has 2.13)
+            torch.backends.cuda.matmul.fp32_precision = "tf32"
+            torch.backends.mkldnn.matmul.fp32_precision = "bf16"
+            return x * 2
+
+        child.configure_torch("cpu", "exact")
+        lowering(0)  # as the student's code loads
+        impl = probing.Implementation({"double": lowering, "triple": lambda x: x * 3})
+        reply, _ = child.answer(impl, *batch({"x": np.arange(2)}, {"x": np.arange(3)}), kernels=("cpu", "exact"))
+        return [reply["errors"], seen[1:]]
+
+    assert in_a_child(work) == [[None, None], [["highest", False, "ieee", "ieee"]] * 2]
 
 
 def test_a_missing_name_fails_its_calls_with_the_contract_message(probe):
