@@ -85,7 +85,7 @@ def test_the_blank_release_alone_runs_to_the_end(assignment, tmp_path):
 THREADS = 'import sys\nprint(sys.modules["torch"].get_num_threads() if "torch" in sys.modules else "no torch")'
 
 
-def test_solved_release_passes_its_checks_and_shows_its_figures(assignment, tmp_path):
+def test_solved_release_passes_its_checks_and_shows_its_figures(assignment, tmp_path, monkeypatch):
     """Run top to bottom, demos and training included: does every check pass, every figure show, every claim hold?
 
     The training cells run on one CPU core and must give the notebook back the cores it
@@ -94,6 +94,7 @@ def test_solved_release_passes_its_checks_and_shows_its_figures(assignment, tmp_
     their runs (accuracy reached, both heads looking one token back, what the ablation
     and the deep stacks show) must be what the run prints.
     """
+    monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's own choice, as a student's Jupyter makes it
     notebook = sample_notebook(assignment, None)
     after_setup = next(i for i, cell in enumerate(notebook.cells) if cell.get("id") == "setup") + 1
     notebook.cells.insert(after_setup, nbformat.v4.new_code_cell(THREADS, id="threads-before"))
