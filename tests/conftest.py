@@ -20,6 +20,13 @@ single_threaded(import_torch=True)  # before any test runs PyTorch: grade-all fo
 NAMES = assignments.names()
 
 
+def pytest_collection_modifyitems(items):
+    """The slow tests first, in their order: pytest-xdist hands the first quarter of the tests round the workers,
+    and the rest as each frees up, so the longest ones (the simulated hosts' hostile sets, bench, the nbgrader
+    loops, collected last or late) no longer keep one worker busy while the other has nothing left to run."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(autouse=True)
 def results_follow_gradescopes_format(request):
     """After each test that used tmp_path: does every results.json the kit left there follow Gradescope's format?"""

@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import functools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -196,7 +197,15 @@ def visible_probes(cases) -> list[dict]:
 class Grader:
     """Grades submissions of one assignment, one after another."""
 
-    def __init__(self, assignment: Assignment, config: GradingConfig | None = None, hierarchy=None, secret_paths=None):
+    def __init__(
+        self,
+        assignment: Assignment,
+        config: GradingConfig | None = None,
+        hierarchy=None,
+        secret_paths=None,
+        meanwhile: Callable[[], object] | None = None,
+    ):
+        """meanwhile: work of the caller's run while the zygote starts (this process waits for it then)."""
         config = config or GradingConfig()
 
         single_threaded()
@@ -218,6 +227,8 @@ class Grader:
             self.demo_cells = demo_cell_digests(assignment)
             self.mistake_messages = {m.id: m.message for m in catalogue(assignment)}
             self.hidden_summary = hidden_summary(self.plan)
+            if meanwhile is not None:
+                meanwhile()
             isolation = self._isolate(zygote, secret_paths or tiers.secrets(), arranged, found)
             isolation.owns_hierarchy = hierarchy is None  # the cgroups it arranged: given back when it closes
         except BaseException:

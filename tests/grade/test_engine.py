@@ -311,6 +311,30 @@ def test_the_cgroups_are_arranged_before_the_grader_starts_any_child(mha, monkey
         Grader(mha, GradingConfig(device="cuda"))
 
 
+def test_the_callers_work_runs_while_the_zygote_starts(mha, monkeypatch):
+    """Does the work a caller hands the grader (grade-all's class views loading their libraries) run after the
+    zygote has started and before the grader waits for it, and once?"""
+    order = []
+
+    class Started:
+        def __init__(self, *args, **kwargs):
+            order.append("zygote")
+
+        def close(self):
+            order.append("closed")
+
+    def isolate(self, *args):
+        order.append("isolate")
+        raise KitError("stop here")
+
+    monkeypatch.setattr(engine.arrangement, "arrange", lambda: (None, ""))
+    monkeypatch.setattr(engine, "Zygote", Started)
+    monkeypatch.setattr(engine.Grader, "_isolate", isolate)
+    with pytest.raises(KitError, match="stop here"):
+        Grader(mha, meanwhile=lambda: order.append("meanwhile"))
+    assert order == ["zygote", "meanwhile", "isolate", "closed"]
+
+
 @pytest.mark.slow
 def test_auto_grades_on_the_cpu_where_cuda_cannot_be_isolated(mha, monkeypatch, tmp_path):
     """On a host that seems to have a GPU (device nodes, NVML) where CUDA does not start inside the sandbox: does

@@ -31,6 +31,7 @@ from ...results.read import Results, read_results
 from ...results.text import clean_name
 from ...results.write import Provenance, write_outcome
 from ...sandbox.host.tiers import secrets
+from .. import class_view
 from ..class_view.sources import keep_record
 from ..feedback import write_feedback
 from ..intake import Submission
@@ -72,7 +73,8 @@ def grade_students(
     private: tuple[Path, ...] = (),
 ) -> dict[str, Grading]:
     """Grade each student of todo with a grader prepared once; each one's grading, by key."""
-    with Grader(assignment, config, secret_paths=secrets(extra_read=private)) as grader:
+    # the class views that follow the gradings load their libraries while the zygote starts
+    with Grader(assignment, config, secret_paths=secrets(extra_read=private), meanwhile=class_view.preload) as grader:
         if grader.device_why:  # --device auto's choice, and why: each student's results.json says it too
             print(f"device: {grader.device} ({grader.device_why})", file=sys.stderr)
         grader.check_host()  # the reference must get full marks here before any student is graded

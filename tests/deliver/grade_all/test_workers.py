@@ -6,12 +6,16 @@ Grading a whole class, serially and in parallel, is test_batch.py's.
 
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
+from autograder.deliver import class_view
+from autograder.deliver.grade_all import workers
 from autograder.deliver.grade_all.class_folder import student_folder
 from autograder.deliver.grade_all.workers import STOP_AFTER, Grading, Run, _parallel, _stop_if_host_fails, grade_student
 from autograder.deliver.intake import Submission
@@ -124,3 +128,23 @@ def test_a_sigterm_to_grade_all_alone_closes_every_workers_grader(tmp_path):
     assert {p.name.split("-")[1] for p in tmp_path.glob("closed-*")} == workers
     for worker in workers:
         assert not Path(f"/proc/{worker}").exists() or "Z" in Path(f"/proc/{worker}/stat").read_text().split()[2]
+
+
+def test_the_class_views_libraries_load_while_the_zygote_starts(monkeypatch):
+    """Does grade-all hand its grader the loading of the class views' libraries (copydetect, which loads pyplot;
+    matplotlib for report.png), and does that load them, so that the views after the gradings do not wait?"""
+    handed = []
+
+    def grader(*args, meanwhile=None, **kwargs):
+        handed.append(meanwhile)
+        raise KitError("stop here")
+
+    monkeypatch.setattr(workers, "Grader", grader)
+    with pytest.raises(KitError, match="stop here"):
+        workers.grade_students([], SimpleNamespace(), None, run(Path("out")), jobs=1, progress=False)
+    assert handed == [class_view.preload]
+    loaded = "import sys; from autograder.deliver import class_view; class_view.preload(); " + (
+        "print(sorted(m for m in ('copydetect', 'matplotlib.figure', 'matplotlib.ticker') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", loaded], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["['copydetect',", "'matplotlib.figure',", "'matplotlib.ticker']"]
