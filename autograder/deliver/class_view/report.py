@@ -6,14 +6,18 @@ named most often. The text also lists every student who was not graded, and why,
 what the intake left out: names and reasons from the export, each on one line
 (results/text.py's one_line), so that no file name adds a line to the report.
 report.png is drawn again only when its figures changed (matplotlib takes a second to
-load and draw): DIR/.cache/report.json keeps a digest of the figures it shows.
+load and draw): DIR/.cache/report.json keeps a digest of the figures it shows. With
+more than one job, grade-all has it drawn by a process of its own (start_figure) while
+the other class views are made.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 from collections import Counter
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 from statistics import mean, median
@@ -113,19 +117,49 @@ def report_figure(assignment: Assignment, figures: dict, path: Path) -> None:
 
 
 def write_report(
-    assignment: Assignment, out: Path, intake, results: dict[str, Results], status: dict, insight=()
+    assignment: Assignment,
+    out: Path,
+    intake,
+    results: dict[str, Results],
+    status: dict,
+    insight=(),
+    drawing: Callable[[dict], bool | None] | None = None,
 ) -> str:
-    """report.txt and report.png from every student's results; the text."""
+    """report.txt and report.png from every student's results; the text. drawing: start_figure's, where the
+    figure was started in a process of its own."""
     figures = class_figures(assignment, results)
     text = report_text(assignment, figures, status, intake.skipped, insight)
     write_atomically(out / "report.txt", text)
     key = figure_key(assignment, figures)
     kept = cache_folder(out) / "report.json"
-    if not _drawn(out / "report.png", kept, key):
+    drawn = drawing(figures) if drawing is not None else None
+    if drawn is False or (drawn is None and not _drawn(out / "report.png", kept, key)):
         report_figure(assignment, figures, out / "report.png")
+        drawn = True
+    if drawn:
         kept.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         write_atomically(kept, json.dumps({"key": key}) + "\n")
     return text
+
+
+def start_figure(assignment: Assignment, out: Path, results: dict[str, Results]) -> Callable[[dict], bool | None]:
+    """report.png, where its figures changed, drawn now by a forked process (0.4 s of matplotlib on another core)
+    while this one makes the other class views. The function returned waits for it and says whether it drew
+    the figures write_report has at the end: True; False where they changed since or the process failed (the
+    picture is then drawn there); None where nothing was started."""
+    figures = class_figures(assignment, results)
+    if _drawn(out / "report.png", cache_folder(out) / "report.json", figure_key(assignment, figures)):
+        return lambda now: None
+    process = multiprocessing.get_context("fork").Process(
+        target=report_figure, args=(assignment, figures, out / "report.png"), daemon=True
+    )
+    process.start()
+
+    def finish(now: dict) -> bool:
+        process.join()
+        return process.exitcode == 0 and figure_key(assignment, now) == figure_key(assignment, figures)
+
+    return finish
 
 
 def figure_key(assignment: Assignment, figures: dict) -> str:

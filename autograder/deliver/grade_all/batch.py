@@ -60,7 +60,7 @@ from ...results.read import Results
 from ...results.scoring import points_text
 from ...results.text import clean, clean_name
 from ..class_view.insight import write_insight
-from ..class_view.report import write_report
+from ..class_view.report import start_figure, write_report
 from ..intake import Intake, Submission, read_intake
 from ..late.apply import apply_late
 from ..late.policy import LatePolicy, read_policy
@@ -460,6 +460,7 @@ def write_class(
     lap("answers")
     # the late record reaches each results.json and feedback before any total is computed from them
     late = apply_late(policy, intake, results, out, points_possible(assignment), show_hidden)
+    drawing = start_figure(assignment, out, results) if jobs > 1 else None  # report.png, on another core
     rows = write_summary(intake, assignment, out, results, status, unchanged, written)
     lap("summary")
     # the notes of the instructor reach the feedback files before the LMS's feedback zip packs them
@@ -468,7 +469,7 @@ def write_class(
     )
     lms = write_lms_grades(intake, assignment, out, rows, lms_column_id)
     lap("lms grades")
-    text = write_report(assignment, out, intake, results, status, insight)
+    text = write_report(assignment, out, intake, results, status, insight, drawing)
     lap("report")
     return text, hand, lms, late
 

@@ -1,5 +1,6 @@
 """Does the class report count the graded students only, and list everyone who was not graded, with why?"""
 
+import os
 from pathlib import Path
 
 from autograder.deliver.class_view import report
@@ -85,3 +86,39 @@ def test_the_figure_is_drawn_again_only_when_it_changes(mha, tmp_path, monkeypat
     (tmp_path / "report.png").unlink()
     write_report(mha, tmp_path, intake, results, {})
     assert drawn == [2, 1, 1] and (tmp_path / "report.png").exists()
+
+
+def test_a_figure_drawn_by_a_process_of_its_own_is_the_same_and_kept(mha, tmp_path, monkeypatch):
+    """Started in a process of its own (grade-all with jobs), is report.png the figure drawn here, byte for byte, and
+    its key kept, so that a rerun draws nothing; and is it drawn here where that process failed, or where the
+    figures changed after it started?"""
+    intake = Intake("folders", [], [])
+    here, apart = tmp_path / "here", tmp_path / "apart"
+    here.mkdir(), apart.mkdir()
+    write_report(mha, here, intake, class_results(), {})
+    write_report(mha, apart, intake, class_results(), {}, drawing=report.start_figure(mha, apart, class_results()))
+    assert (apart / "report.png").read_bytes() == (here / "report.png").read_bytes()
+
+    parent, drawn = os.getpid(), []
+    real = report.report_figure
+
+    def only_here(assignment, figures, path):
+        if os.getpid() != parent:
+            os._exit(3)  # the process of its own fails
+        drawn.append(figures["students"])
+        real(assignment, figures, path)
+
+    monkeypatch.setattr(report, "report_figure", only_here)
+    write_report(mha, apart, intake, class_results(), {}, drawing=report.start_figure(mha, apart, class_results()))
+    assert drawn == []  # the same figures: nothing started, nothing drawn
+    fewer = class_results()
+    del fewer["ben"]
+    write_report(mha, apart, intake, fewer, {}, drawing=report.start_figure(mha, apart, fewer))
+    assert drawn == [1]  # its process failed: drawn here
+    monkeypatch.setattr(report, "report_figure", real)
+    started = report.start_figure(mha, apart, class_results())
+    monkeypatch.setattr(report, "report_figure", only_here)
+    write_report(mha, apart, intake, fewer, {}, drawing=started)
+    assert drawn == [1, 1]  # drawn there for two students, here again for the one left
+    write_report(mha, apart, intake, fewer, {})
+    assert drawn == [1, 1]
