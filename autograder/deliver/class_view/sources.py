@@ -56,18 +56,10 @@ class StudentCode:
 
     @cached_property
     def _definitions(self) -> dict[str, str]:
-        """Each top-level definition's source, by name, the last one of a name kept: every piece parsed once."""
+        """Each top-level definition's source, by name, the last one of a name kept."""
         found: dict[str, str] = {}
-        for piece in self.pieces:
-            try:
-                tree = ast.parse(piece)
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                continue
-            lines = piece.split("\n")
-            for node in tree.body:
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    start = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                    found[node.name] = "\n".join(lines[start - 1 : node.end_lineno])
+        for number, piece in enumerate(self.pieces):
+            found.update(given_definitions(piece) if number in self.given else piece_definitions(piece))
         return found
 
     def excerpt(self, name: str) -> str:
@@ -77,6 +69,30 @@ class StudentCode:
         if len(lines) > EXCERPT_LINES or len(text) > EXCERPT_CHARS:
             text = text[:EXCERPT_CHARS].rstrip() + "\n…"
         return text
+
+
+def piece_definitions(piece: str) -> tuple[tuple[str, str], ...]:
+    """(name, source) of each top-level definition of one cell or file, in order."""
+    if "def" not in piece and "class" not in piece:
+        return ()  # no definition can be in it: most of a notebook's cells
+    try:
+        tree = ast.parse(piece)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ()
+    lines = piece.split("\n")
+    found = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            found.append((node.name, "\n".join(lines[start - 1 : node.end_lineno])))
+    return tuple(found)
+
+
+@cache
+def given_definitions(piece: str) -> tuple[tuple[str, str], ...]:
+    """piece_definitions of a cell the release gave as it is, kept for the process: a class's notebooks share
+    them (the self-check cell alone is 2,700 lines), parsed once."""
+    return piece_definitions(piece)
 
 
 def without_docstrings(code: str) -> str:

@@ -53,6 +53,9 @@ def test_a_definition_is_the_last_one_python_runs():
     assert code.definition("tokenize") == ""
     assert code.definition("Outer").startswith("class Outer:") and code.definition("Outer").endswith("return 4")
     assert StudentCode(()).definition("softmax") == ""
+    stub, mine = "def softmax(x):\n    raise NotImplementedError", "def softmax(x):\n    return 5"
+    assert StudentCode((mine, stub), given=frozenset({1})).definition("softmax") == stub  # the release's cell runs last
+    assert StudentCode((stub, mine), given=frozenset({0})).definition("softmax") == mine
 
 
 def test_an_excerpt_quotes_the_code_without_its_docstrings_and_bounded():
