@@ -142,16 +142,17 @@ class Session:
 
     def prefetch(self, name: str, calls: list[Call]) -> None:
         """Ask the student's process for every call of a name in one exchange; the answers wait in a cache."""
-        todo = [c for c in calls if (name, wire.digest(c.probe, c.inputs)) not in self._answers]
+        keys = [(name, wire.digest(c.probe, c.inputs)) for c in calls]  # each call's digest made once
+        todo = [(call, key) for call, key in zip(calls, keys) if key not in self._answers]
         if not todo or name in self._failed:
             return
         try:
-            results = self._exchange(name, todo)
+            results = self._exchange(name, [call for call, _ in todo])
         except StudentError as error:
             self._failed[name] = str(error)
             return
-        for call, result in zip(todo, results):
-            self._answers[(name, wire.digest(call.probe, call.inputs))] = result
+        for (_, key), result in zip(todo, results):
+            self._answers[key] = result
             if result[1] and self._on_gpu and gpu.is_device_error(result[1]):
                 self.device_failures.setdefault(name, result[1][:300])
 
