@@ -123,7 +123,7 @@ def write_report(
     results: dict[str, Results],
     status: dict,
     insight=(),
-    drawing: Callable[[dict], bool | None] | None = None,
+    drawing: Callable[[str], bool | None] | None = None,
 ) -> str:
     """report.txt and report.png from every student's results; the text. drawing: start_figure's, where the
     figure was started in a process of its own."""
@@ -132,7 +132,7 @@ def write_report(
     write_atomically(out / "report.txt", text)
     key = figure_key(assignment, figures)
     kept = cache_folder(out) / "report.json"
-    drawn = drawing(figures) if drawing is not None else None
+    drawn = drawing(key) if drawing is not None else None
     if drawn is False or (drawn is None and not _drawn(out / "report.png", kept, key)):
         report_figure(assignment, figures, out / "report.png")
         drawn = True
@@ -142,22 +142,23 @@ def write_report(
     return text
 
 
-def start_figure(assignment: Assignment, out: Path, results: dict[str, Results]) -> Callable[[dict], bool | None]:
+def start_figure(assignment: Assignment, out: Path, results: dict[str, Results]) -> Callable[[str], bool | None]:
     """report.png, where its figures changed, drawn now by a forked process (0.4 s of matplotlib on another core)
-    while this one makes the other class views. The function returned waits for it and says whether it drew
-    the figures write_report has at the end: True; False where they changed since or the process failed (the
-    picture is then drawn there); None where nothing was started."""
+    while this one makes the other class views. The function returned, given the key (figure_key) of the
+    figures write_report has at the end, waits for it and says whether it drew those: True; False where they
+    changed since or the process failed (the picture is then drawn there); None where nothing was started."""
     figures = class_figures(assignment, results)
-    if _drawn(out / "report.png", cache_folder(out) / "report.json", figure_key(assignment, figures)):
+    key = figure_key(assignment, figures)
+    if _drawn(out / "report.png", cache_folder(out) / "report.json", key):
         return lambda now: None
     process = multiprocessing.get_context("fork").Process(
         target=report_figure, args=(assignment, figures, out / "report.png"), daemon=True
     )
     process.start()
 
-    def finish(now: dict) -> bool:
+    def finish(now: str) -> bool:
         process.join()
-        return process.exitcode == 0 and figure_key(assignment, now) == figure_key(assignment, figures)
+        return process.exitcode == 0 and now == key
 
     return finish
 
