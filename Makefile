@@ -2,7 +2,7 @@
 #   make demo   build the releases with nbgrader and grade the bundled sample submissions
 #   make test   the kit's whole test suite, with lint, format and type checks (what CI runs)
 # and one for everyday work:
-#   make check  the same checks and the fast tests only (a minute or two)
+#   make check  the same checks and the fast tests only (under a minute)
 # CI runs one more: `make exhaustive`, every member of the families (a notebook per exercise left
 # blank, ...) that `make test` proves with one representative each and a fast test of their rule.
 # The tests run in parallel, a process per CPU (JOBS=auto, pytest-xdist, each test to whichever process

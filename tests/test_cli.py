@@ -4,6 +4,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from autograder import KIT_ROOT, cli
 from autograder.errors import KitError
 
@@ -50,6 +52,7 @@ def test_grade_all_refuses_a_wrong_late_policy_before_grading_anyone(mha, tmp_pa
     assert 'write it as "10% per day"' in done.stderr and not (tmp_path / "out" / "students").exists()
 
 
+@pytest.mark.slow
 def test_grade_all_refuses_a_shard_that_is_not_one(tmp_path):
     """Is --shard checked before anything is read (I/N with 1 <= I <= N), and are the class's options (its written
     points, its LMS column, its late policy), which merge writes, refused on a shard?"""

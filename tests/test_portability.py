@@ -91,6 +91,7 @@ def problems_on_3_10(paths: list[Path]) -> str:
     return "\n".join(found)
 
 
+@pytest.mark.slow
 def test_code_runs_on_python_3_10(tmp_path):
     # The checks catch what they are here for: a 3.11 module without a fallback, 3.11 syntax...
     probe = tmp_path / "probe"

@@ -3,6 +3,8 @@ results.json as the kit's writer writes it, groups of the same mistake, and copi
 
 import json
 
+import pytest
+
 from autograder import assignments
 from autograder.deliver.class_view.clusters import failing
 from autograder.deliver.class_view.sources import code_record, read_record, record_key
@@ -11,6 +13,7 @@ from autograder.results.read import read_results_file
 from autograder.synthetic import COPIED, PARTLY, make_class, students
 
 
+@pytest.mark.slow
 def test_a_synthetic_class_is_what_grading_leaves(tmp_path):
     """For each student of a class of 60: is code.json what grading's worker would keep of their module, does
     results.json read back graded, failing exactly the names that hold a mistake (named where the catalogue knows

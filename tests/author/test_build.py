@@ -21,6 +21,7 @@ def test_committed_files_are_fresh(assignment):
     assert not stale, f"stale generated files {stale}: run `python -m autograder build`"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "old, new, stale_files",
     [
@@ -62,6 +63,7 @@ def test_release_is_what_nbgrader_makes_of_the_source(assignment, tmp_path):
     assert (made / assignment.notebook_name).read_text() == committed.read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("forgets_the_edit")
 def test_the_master_carries_the_committed_self_check_cell_through_float_noise(mha, monkeypatch):
     """When the reference gives visible data off in the last digits (another CPU), does the master hold the committed
@@ -109,6 +111,7 @@ def edit(cell_id, old, new):
     return change
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "change, counts",
     [
@@ -129,6 +132,7 @@ def test_the_release_hash_follows_what_ends_up_in_the_release(mha, mha_master, c
     assert (build.release_digest(mha, mutated(mha_master, change)) != before) is counts
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("forgets_the_edit")
 def test_a_points_change_makes_the_release_stale(monkeypatch, tmp_path):
     """With only a number of points.toml changed, does the freshness check name the release (and only it)?"""

@@ -5,6 +5,8 @@ What the feedback says, and each of its two renderings, is tested in tests/deliv
 written together, results.json of an earlier layout, and a notebook graded for real.
 """
 
+import pytest
+
 from autograder.deliver.feedback import write_feedback
 from autograder.results.read import read_results
 from autograder.results.write import gradescope_json
@@ -49,6 +51,7 @@ def test_write_feedback_writes_both_files_whole(tmp_path):
 # ------------------------------------------------------------------ a real grading
 
 
+@pytest.mark.slow
 def test_a_graded_notebook_gives_that_feedback(mha, mha_grader, tmp_path):
     """Graded for real, does the notebook above give each thing to do: the cell of split_heads that did not run,
     encode not started, the known mistake of PositionalEncoding, and full marks on the others?"""

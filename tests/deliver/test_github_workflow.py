@@ -121,6 +121,7 @@ def actionlint_command() -> list[str] | None:
     return None
 
 
+@pytest.mark.slow
 def test_actionlint_passes_the_template(tmp_path):
     command = actionlint_command()
     if command is None:
@@ -502,6 +503,7 @@ def github():
         api.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("token", ["the template's", "no permission"])
 def test_the_reporter_records_the_points_with_the_templates_permissions(workflow, steps, points_output, github, token):
     """Run as GitHub runs it, with the token the template grants (or none), does the reporter (v1) post 4 of 10 points for Classroom?"""
@@ -520,6 +522,7 @@ def test_the_reporter_records_the_points_with_the_templates_permissions(workflow
     assert json.loads(base64.b64decode(encoded))["max_score"] == 10
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "permissions, job_id, recorded",
     [

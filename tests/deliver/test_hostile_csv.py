@@ -149,6 +149,7 @@ def write_every_csv(mha, intake: Intake, out: Path) -> None:
     lms_grades.write_lms_grades(intake, mha, out, rows)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("source", list(EXPORTS))
 def test_no_csv_cell_from_an_export_opens_a_formula(mha, tmp_path, source):
     """A class named with formulas, through this LMS's export: does every CSV grade-all writes show each as text,

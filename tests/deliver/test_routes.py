@@ -261,6 +261,7 @@ def test_gradescope_can_show_the_score_at_once(mha, tmp_path):
     assert "37.7 of 40" in results["output"]
 
 
+@pytest.mark.slow
 def test_gradescope_gets_a_result_for_an_empty_submission(mha, tmp_path):
     """With nothing gradable submitted, and late, is there still a results.json that says why (the student's zero), and that it is late?"""
     from autograder.deliver.routes.gradescope import zip_files
@@ -368,6 +369,7 @@ def test_github_workflow_runs_what_it_says(mha, tmp_path):
     assert sorted(p.name for p in (workspace / "public").iterdir()) == ["points.json"]
 
 
+@pytest.mark.slow
 def test_check_prints_the_feedback_and_never_raises(mha, capsys):
     """Does check() in a notebook print a pass, and a failure with its known mistake, and raise nothing?"""
     from autograder.author.visible import visible_data

@@ -44,6 +44,7 @@ def step(job: dict, starts: str) -> dict:
     return next(s for s in job["steps"] if s.get("name", "").startswith(starts))
 
 
+@pytest.mark.slow
 def test_actionlint_passes_the_workflow(tmp_path):
     command = actionlint_command()
     if command is None:

@@ -50,6 +50,7 @@ def test_grade_command_writes_results(mha, tmp_path):
     assert results["extra_data"]["entry"].endswith(".ipynb")
 
 
+@pytest.mark.slow
 def test_a_submission_with_nothing_gradable_is_the_students_zero(tmp_path):
     """With nothing gradable, does grade exit 2 with a results.json saying why (score 0, the student's fault)?"""
     (tmp_path / "work").mkdir()
@@ -69,6 +70,7 @@ def test_a_submission_with_nothing_gradable_is_the_students_zero(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_a_missing_submission_is_a_clear_error(tmp_path):
     """Does grading a path that does not exist fail with a message, not a traceback?"""
     done = subprocess.run(

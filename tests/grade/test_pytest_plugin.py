@@ -53,6 +53,7 @@ def test_plain_pytest_carries_errors_forward(mha, tmp_path):
     assert results["extra_data"]["not_started"] == []
 
 
+@pytest.mark.slow
 def test_plain_pytest_without_a_submission_says_what_to_pass():
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "solutions/mha/graders", "-q", "-p", "no:cacheprovider"],

@@ -117,6 +117,7 @@ def outcome(report) -> tuple:
     return report.by_name(), report.mistakes(), carried, report.not_started
 
 
+@pytest.mark.slow
 def test_the_stubs_line_under_a_return_changes_nothing_of_a_grading(mha, reports):
     """Does the notebook that keeps every stub's line under its return get the points, the mistake named and the
     layer graded with the reference's attention of the same notebook without those lines?"""
@@ -128,6 +129,7 @@ def test_the_stubs_line_under_a_return_changes_nothing_of_a_grading(mha, reports
     assert carried["MultiHeadAttention"] == ["scaled_dot_product_attention"]
 
 
+@pytest.mark.slow
 def test_a_class_whose_forward_is_still_its_stub_earns_its_constructors_points_only(mha, notebooks, reports):
     """Is a layer whose constructor is done and whose forward still raises its stub not started (no mistake
     named, not graded again), yet given the points of the checks its constructor passes, and so not called
@@ -151,6 +153,7 @@ def loaded(mha, path) -> dict:
     return load(Entry("notebook", path), frozenset(demo_cell_digests(mha))).namespace
 
 
+@pytest.mark.slow
 def test_nbgraders_hidden_cells_and_the_self_check_ignore_the_stubs_line_too(mha, notebooks, reports):
     """In nbgrader's kernel and in the notebook's self-check, does the notebook that keeps the stubs' lines score
     and read as it does without them, as the grade command scores it?"""

@@ -10,6 +10,7 @@ from autograder.public.notebook import SelfCheck, needed_names, not_made_yet, se
 from .students import SPLIT, SPLIT_WITHOUT_TRANSPOSE, data, numpy_student, student, without_carry
 
 
+@pytest.mark.slow
 def test_a_waiting_demo_says_to_run_it_again(mha, capsys):
     """Does a demo that waits for an exercise say that it must be run again once the exercise passes?"""
     from autograder.author.blocks import exercise_message
@@ -48,6 +49,7 @@ def test_check_takes_several_exercises_and_refuses_anything_else(capsys):
     assert "check(softmax)" in selfcheck.check.__doc__ and "tokenize" not in selfcheck.check.__doc__
 
 
+@pytest.mark.slow
 def test_a_demo_names_the_exercise_to_fix_and_notices_the_fix(mha, capsys):
     """With split_heads wrong under a right layer, does a demo that needs the layer wait naming split_heads as the
     one to fix, and run as soon as split_heads is redefined right, with no need to run the layer's cells again?"""

@@ -182,6 +182,7 @@ def test_a_call_the_reference_never_makes_is_not_answered(mha, capsys):
     )
 
 
+@pytest.mark.slow
 def test_a_module_caller_is_checked_with_the_reference_module():
     """With SublayerConnection pre-norm, is EncoderLayer checked with the reference's SublayerConnection, the
     sublayers it passes (functions of its own) run by its own code?

@@ -128,6 +128,7 @@ def kit_conventions(results: dict) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_every_results_json_grade_writes_follows_the_format(mha, mha_grader, tmp_path):
     """Graded (full marks, blank, the brief's student), at every visibility, with the score shown at once, and not
     graded for either reason: does each file follow the format and the kit's conventions?"""

@@ -211,6 +211,7 @@ def test_gradescopes_markdown_output_shows_a_hostile_text_as_text():
     assert all(t["output_format"] == "text" for t in gradescope_json(hostile)["tests"][1:])
 
 
+@pytest.mark.slow
 def test_the_grade_commands_job_summary_shows_a_hostile_file_name_as_text(tmp_path):
     """`grade --markdown` (for $GITHUB_STEP_SUMMARY) on a file whose name draws a heading and a table."""
     # a file name holds anything but "/" and NUL, in 255 bytes

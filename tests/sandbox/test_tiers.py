@@ -148,6 +148,7 @@ def test_a_host_that_cannot_grade_gives_no_score(mha, monkeypatch, tmp_path):
     assert status == 3 and "score" not in results and results["extra_data"]["status"] == "not graded"
 
 
+@pytest.mark.slow
 def test_grader_uids_are_its_own_in_the_hostile_tests(mha):
     """Does a grader's leftover check look at its own uids only (another grader may run beside it)?"""
     needs_root()

@@ -96,6 +96,7 @@ def class_prints(normal: list[str], assignment) -> list[np.ndarray]:
     return [np.setdiff1d(p, release, assume_unique=True) for p in class_fingerprints(normal)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2])
 def test_minhash_ranks_the_top_pairs_of_a_class_as_every_pair_does(seed):
     """On a synthetic class of 600 (the kit's samples and mistakes, copies among them: autograder/synthetic.py),
@@ -113,6 +114,7 @@ def test_minhash_ranks_the_top_pairs_of_a_class_as_every_pair_does(seed):
     assert len(first) < 0.02 * 600 * 599 / 2
 
 
+@pytest.mark.slow
 def test_a_crowd_of_identical_submissions_costs_no_square():
     """500 students handing in the same code, among 100 others: is each paired with at most its BUCKET next per
     band (not with all 499 others), and are the pairs listed all of them alike?"""

@@ -94,6 +94,7 @@ def test_a_class_of_200_reads_at_a_glance(rendered):
     assert '<span class="big">197</span>students graded' in page
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)"
 )

@@ -30,6 +30,7 @@ def sample_texts() -> list[str]:
     return texts
 
 
+@pytest.mark.slow
 def test_the_normalised_code_is_copydetects():
     """On every sample submission of the kit (modules, notebooks' text, the hostile ones), is the normalised code
     exactly what copydetect's filter_code makes of it?"""

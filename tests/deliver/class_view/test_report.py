@@ -3,6 +3,8 @@
 import os
 from pathlib import Path
 
+import pytest
+
 from autograder.deliver.class_view import report
 from autograder.deliver.class_view.report import class_figures, report_text, write_report
 from autograder.deliver.intake import Intake
@@ -88,6 +90,7 @@ def test_the_figure_is_drawn_again_only_when_it_changes(mha, tmp_path, monkeypat
     assert drawn == [2, 1, 1] and (tmp_path / "report.png").exists()
 
 
+@pytest.mark.slow
 def test_a_figure_drawn_by_a_process_of_its_own_is_the_same_and_kept(mha, tmp_path, monkeypatch):
     """Started in a process of its own (grade-all with jobs), is report.png the figure drawn here, byte for byte, and
     its key kept, so that a rerun draws nothing; and is it drawn here where that process failed, or where the

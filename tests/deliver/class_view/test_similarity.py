@@ -178,6 +178,7 @@ def synthetic_class(size: int, seed: int = 0) -> dict[str, str]:
     return {student.key: student.normal for student in students(assignments.get("mha"), size, seed)}
 
 
+@pytest.mark.slow
 def test_the_pairs_are_copydetects_own(numpy_assignment, tmp_path):
     """On the cohort with a renamed and reordered copy, and on a synthetic class of 150, are the pairs (who, in
     which order, with which figures) those copydetect alone gives, with its own fingerprints of every pair?"""
@@ -193,6 +194,7 @@ def test_the_pairs_are_copydetects_own(numpy_assignment, tmp_path):
     assert similar_pairs(normal, release, jobs=2) == copydetects_own(normal, release, limit_for(150))
 
 
+@pytest.mark.slow
 def test_minhash_lists_the_same_top_pairs(tmp_path):
     """On synthetic classes of 400, is what MinHash lists (exact_up_to=0), down to the pairs that share less than
     THRESHOLD of their fingerprints, what every pair's ranking lists, figures included?"""

@@ -287,6 +287,7 @@ def chromium(*arguments, profile: Path) -> subprocess.CompletedProcess:
     return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)"
 )

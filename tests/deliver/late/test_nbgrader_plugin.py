@@ -103,6 +103,7 @@ def kits_penalty(policy: Path, who: tuple[str, ...], timestamp: datetime) -> flo
     return float(deduction(judged.percent, judged.of, exact(SCORE), Fraction(47)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "penalty, cap, timestamp, lms_id, expected",
     [
@@ -127,6 +128,7 @@ def test_nbgraders_own_step_with_the_plugin_gives_the_kits_penalty(
     assert nbgraders_penalty(tmp_path, with_plugin(policy)) == pytest.approx(expected, abs=1e-9)
 
 
+@pytest.mark.slow
 def test_nbgrader_asks_nothing_before_its_due_date_and_the_plugin_agrees(empty_course, tmp_path):
     """An on-time submission: does nbgrader store no penalty (it does not ask), as grade-all takes none?"""
     small_course(empty_course, tmp_path, datetime(2025, 3, 9, 4, 0))
@@ -135,6 +137,7 @@ def test_nbgrader_asks_nothing_before_its_due_date_and_the_plugin_agrees(empty_c
     assert not nbgraders_penalty(tmp_path, with_plugin(policy))
 
 
+@pytest.mark.slow
 def test_the_kits_all_or_nothing_policy_is_nbgraders_zero_method(empty_course, tmp_path):
     """nbgrader's built-in LateSubmissionPlugin with penalty_method 'zero' takes the whole score of late work: is
     the kit's "100% per hour" policy the same, on the same timestamps, late or on time?"""

@@ -69,6 +69,7 @@ def rendered_scripts(html: str) -> list[str]:
     return re.findall(r"<[^<>]*window\.from\w+|<script>[^<]*window\.from\w+", html)
 
 
+@pytest.mark.slow
 def test_the_feedback_notebook_renders_nothing_of_the_students(mha, tmp_path):
     """Does the notebook placed for nbgrader's feedback show the student's Markdown as text and keep no output or metadata of theirs?"""
     from nbconvert import HTMLExporter

@@ -43,6 +43,7 @@ def sources(notebook):
     return {cell.get("id"): cell.source for cell in notebook.cells}
 
 
+@pytest.mark.slow
 def test_a_notebook_as_released_gets_its_hidden_tests_back_and_no_warning(stored, caplog):
     """Does every grade cell of the release get the master's hidden tests, with no cell called changed?"""
     course, made, release = stored
@@ -55,6 +56,7 @@ def test_a_notebook_as_released_gets_its_hidden_tests_back_and_no_warning(stored
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cell_id", ["tokenize-tests", "tokenize-check", "selfcheck"])
 def test_a_locked_cell_the_student_changed_is_named_and_restored(stored, caplog, cell_id):
     """Does a grade cell, a check cell or the self-check cell a student edited get a checksum warning naming it, and

@@ -14,6 +14,7 @@ from ..forked import in_a_child
 MiB = 1 << 20
 
 
+@pytest.mark.slow
 def test_an_allocation_past_the_growth_given_fails_and_the_bound_is_lifted_after():
     """Inside the block, does 64 MiB fit and 2 GiB fail with a MemoryError; after it, is the limit as it was?"""
     before = resource.getrlimit(resource.RLIMIT_AS)
