@@ -42,8 +42,10 @@ RUN = f"{os.getpid()}-{secrets.token_hex(4)}"
 
 
 def make_submission(mha, name: str, folder: Path) -> Path:
-    """The submission for one hostile entry: the reference with the attack appended, laid out as it says."""
-    source = mha.reference_path.read_text() + "\n\n" + (HOSTILE / name).read_text().replace("RUN-TOKEN", RUN)
+    """The submission for one hostile entry: the reference with the attack appended (this run's token for RUN-TOKEN,
+    the grading kit's folder for KIT-ROOT), laid out as it says."""
+    attack = (HOSTILE / name).read_text().replace("RUN-TOKEN", RUN).replace("KIT-ROOT", str(KIT_ROOT))
+    source = mha.reference_path.read_text() + "\n\n" + attack
     layout = EXPECTED[name].get("layout", "file")
     if layout == "file":
         path = folder / name

@@ -1,7 +1,10 @@
-# Looks for the instructor's reference in memory and on disk (any reference.py that defines
-# a tokenize), and copies its tokenize; its own tokenize is wrong, so it can only score by
-# cheating. The disk is searched once a process (kept on the sys module: the code may be
-# loaded afresh for each check), as a cheat would, to stay within the time limit.
+# Looks for the instructor's reference in memory and on disk, and copies its tokenize; its
+# own tokenize is wrong, so it can only score by cheating. On disk: any reference.py that
+# defines a tokenize, in the folder of the kit that grades it (tests/sandbox/hostile_run.py
+# writes that folder for KIT-ROOT) and where graders keep theirs (Gradescope's /autograder,
+# the sandbox, home folders); searched once a process (kept on the sys module: the code may
+# be loaded afresh for each check), to stay within the time limit. A copy elsewhere that
+# other users may read (another checkout, one in /tmp) is the host's to close: doctor names it.
 import gc
 import os
 import sys
@@ -33,7 +36,7 @@ def _in_memory():
 
 def _on_disk():
     seen = 0
-    for root in ("/work", "/root", "/autograder", "/sandbox", "/tmp", os.path.expanduser("~")):
+    for root in ("KIT-ROOT", "/autograder", "/sandbox", "/root", os.path.expanduser("~")):
         for folder, _, files in os.walk(root):
             seen += len(files)
             if seen > 50000:  # stay within the time limit
