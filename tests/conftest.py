@@ -2,6 +2,7 @@
 a check of the results.json files it left against Gradescope's format (tests/results/gradescope_format.py)."""
 
 import os
+import shutil
 import sys
 
 import pytest
@@ -56,6 +57,15 @@ def forgets_the_edit():
     this process (the suite's order differs under pytest-xdist) is graded against the edited copy."""
     yield
     forget_what_the_kit_cached()
+
+
+@pytest.fixture
+def copy_of_mha(monkeypatch, tmp_path, forgets_the_edit):
+    """mha's folder copied where the test may change it, discovered as the assignment 'mha': the kit's own files
+    stay as they are for the tests that run beside it (a hostile run checks that none of them changes)."""
+    shutil.copytree(assignments.get("mha").folder, tmp_path / "mha", ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(assignments, "SOLUTIONS", tmp_path)
+    return assignments.Assignment("mha")
 
 
 @pytest.fixture(scope="session")

@@ -1,22 +1,10 @@
 """Does one list of what decides a grade drive all three digests, and leave out only feedback?"""
 
-import shutil
-
-import pytest
-
 from autograder import KIT_ROOT, assignments
 from autograder.config import GradingConfig
 from autograder.deliver.grade_all.regrade import grading_digest
 from autograder.grade import reference
 from autograder.grade.deciding import NOTES_FILE, deciding_files, kit_digest
-
-
-@pytest.fixture
-def copy_of_mha(monkeypatch, tmp_path, forgets_the_edit):
-    """mha's folder copied where the test may change it, discovered as the assignment 'mha'."""
-    shutil.copytree(assignments.get("mha").folder, tmp_path / "mha", ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(assignments, "SOLUTIONS", tmp_path)
-    return assignments.Assignment("mha")
 
 
 def digests(assignment) -> tuple[str, str, str]:

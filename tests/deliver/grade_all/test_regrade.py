@@ -14,9 +14,9 @@ from autograder.results.write import Provenance, not_graded_json, results_json
 from ..students import student_report
 
 
-def test_the_digest_covers_what_decides_a_grade(mha):
+def test_the_digest_covers_what_decides_a_grade(copy_of_mha):
     """Does the grading digest change with the points, a grader, the reference or a known mistake?"""
-    config = GradingConfig()
+    mha, config = copy_of_mha, GradingConfig()
     digest = grading_digest(mha, config)
     files = [
         mha.points_path,
@@ -27,11 +27,9 @@ def test_the_digest_covers_what_decides_a_grade(mha):
     ]
     for path in files:
         original = path.read_bytes()
-        try:
-            path.write_bytes(original + b"\n# changed\n")
-            assert grading_digest(mha, config) != digest, path.name
-        finally:
-            path.write_bytes(original)
+        path.write_bytes(original + b"\n# changed\n")
+        assert grading_digest(mha, config) != digest, path.name
+        path.write_bytes(original)
     assert grading_digest(mha, config) == digest
 
 
