@@ -226,8 +226,13 @@ def code_cells(notebook_path: Path) -> list[Cell]:
 _MAGIC = "pass  # "  # what an IPython line is turned into
 
 
+_MAY_HOLD_MAGIC = re.compile(r"^\s*[%!]|\?$", re.M)  # every line strip_magics changes, and some it does not
+
+
 def strip_magics(source: str) -> str:
     """'%matplotlib inline', '!pip install x' and '%%time' are IPython, not Python: comment them out."""
+    if not _MAY_HOLD_MAGIC.search(source):
+        return source  # most cells: one search, not a look at each line
     lines = []
     for line in source.split("\n"):
         stripped = line.lstrip()
@@ -295,17 +300,46 @@ def _definitions(entry: Entry) -> dict[str, bool]:
     """Each top-level name a submission defines, and whether any of its definitions is done
     (an assignment, an import, or a function or class that holds no stub's raise that can run)."""
     done: dict[str, bool] = {}
-    for tree in _trees(entry):
-        for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                finished = not _runs_a_stub(node.body)
-                done[node.name] = done.get(node.name, False) or finished
-            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                done.update({t.id: True for t in targets if isinstance(t, ast.Name)})
-            elif isinstance(node, ast.ImportFrom):
-                done.update({alias.asname or alias.name: True for alias in node.names})
+    for source in _sources(entry):
+        for name, finished in _source_definitions(source):
+            done[name] = done.get(name, False) or finished
     return done
+
+
+_KEPT_DEFINITIONS: dict[bytes, tuple[tuple[str, bool], ...]] = {}  # by the source's digest
+KEPT_DEFINITIONS = 4096  # sources whose definitions a process keeps
+
+
+def _source_definitions(source: str) -> tuple[tuple[str, bool], ...]:
+    """(name, done) of each top-level definition of one source, in order; none where it does not parse. Kept for
+    the process by the source's digest: a class's notebooks share most of their cells (the release's self-check
+    cell alone is 285 kB), and grading a folder reads them twice (the entry to grade, the code the class views
+    read), so each is parsed once."""
+    key = hashlib.sha256(source.encode("utf-8", "surrogatepass")).digest()
+    found = _KEPT_DEFINITIONS.get(key)
+    if found is None:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError):
+            tree = ast.Module(body=[], type_ignores=[])
+        except MemoryError:
+            return ()
+        found = tuple(_top_level_definitions(tree))
+        if len(_KEPT_DEFINITIONS) >= KEPT_DEFINITIONS:
+            _KEPT_DEFINITIONS.clear()
+        _KEPT_DEFINITIONS[key] = found
+    return found
+
+
+def _top_level_definitions(tree: ast.Module):
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield node.name, not _runs_a_stub(node.body)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            yield from ((t.id, True) for t in targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.ImportFrom):
+            yield from ((alias.asname or alias.name, True) for alias in node.names)
 
 
 def _runs_a_stub(block: list[ast.stmt]) -> bool:

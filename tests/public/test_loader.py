@@ -16,6 +16,7 @@ from autograder.public.loader import (
     graded_calls,
     load,
     note_defines,
+    strip_magics,
     stub_raised,
 )
 
@@ -344,3 +345,37 @@ def test_a_graded_names_code_is_read_with_the_helpers_it_names(tmp_path):
         "split_heads": "def split_heads(x, n):\n    return split(x) + tokenize('a')  # the last definition counts\n"
         "def split(x):\n    return x.view(2, 3)",
     }
+
+
+def _each_line_stripped(source: str) -> str:
+    """strip_magics as a look at every line, without its search for cells with nothing to change."""
+    lines = []
+    for line in source.split("\n"):
+        stripped = line.lstrip()
+        if stripped.startswith(("%", "!")) or stripped.endswith("?") and stripped[:-1].isidentifier():
+            line = line[: len(line) - len(stripped)] + "pass  # " + stripped
+        lines.append(line)
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "%matplotlib inline\nimport math",
+        "x = 1\n  !pip install nothing",
+        "%%time\nx = 1",
+        "help?",
+        "x = 1\nlen?\ny = 2",
+        "\u3000%timeit f()",  # an ideographic space before the magic: lstrip takes it away
+        "\x1c!ls",  # a separator Python counts as white space
+        "x = 1\r\n%who\r\n",  # Windows line ends: the magic's line ends in \r
+        "print('100%')\ny = x != 2  # not a magic?\n",
+        "s = 'why?'\nt = 'hm?' ",
+        "def f():\n    return 1\n",
+        "",
+    ],
+)
+def test_magics_become_comments_and_nothing_else_changes(source):
+    """Is every IPython line (magic, shell, help) commented out, as a look at every line does, and a cell with none
+    returned as it is?"""
+    assert strip_magics(source) == _each_line_stripped(source)
