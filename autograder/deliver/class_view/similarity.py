@@ -49,7 +49,7 @@ from ...interrupts import end_on_terminate
 from ...results.atomic import write_atomically
 from ...results.text import csv_cell, csv_document
 from .candidates import EXACT_UP_TO, ranked
-from .fingerprints import NOISE, class_fingerprints, digest, normalised, normaliser_id
+from .fingerprints import NOISE, class_fingerprints, digest, normalised_release_piece, normaliser_id
 
 WINDOW = 1  # every fingerprint kept (copydetect's default, guarantee threshold = noise threshold)
 MIN_FINGERPRINTS = 40  # fewer after the release's code is struck: a few lines of one's own, nothing to compare
@@ -98,7 +98,7 @@ def similar_pairs(
     if kept.key == key:
         return kept.pairs
     keys = list(normal)
-    normal_release = [normalised(piece) for piece in release]
+    normal_release = [normalised_release_piece(piece) for piece in release]
     boilerplate = np.unique(np.concatenate(class_fingerprints(normal_release) + [np.empty(0, dtype=np.uint64)]))
     prints = [np.setdiff1d(p, boilerplate, assume_unique=True) for p in class_fingerprints([normal[k] for k in keys])]
     compared = [i for i, p in enumerate(prints) if len(p) >= MIN_FINGERPRINTS]

@@ -456,11 +456,11 @@ def write_class(
     """Everything written of the class from its results (step 3): (report.txt's text, the answers' files, the
     LMS's file, the late policy's lines). digests: each submission's (deliver/grade_all/regrade.py); policy: the late policy
     (--late-policy); lap(step) is called as each step ends."""
-    hand = answers.write_answers(assignment, intake, out, written)
-    lap("answers")
     # the late record reaches each results.json and feedback before any total is computed from them
     late = apply_late(policy, intake, results, out, points_possible(assignment), show_hidden)
-    drawing = start_figure(assignment, out, results) if jobs > 1 else None  # report.png, on another core
+    drawing = start_figure(assignment, out, results) if jobs > 1 else None  # report.png, on another core, from now
+    hand = answers.write_answers(assignment, intake, out, written)
+    lap("answers")
     rows = write_summary(intake, assignment, out, results, status, unchanged, written)
     lap("summary")
     # the notes of the instructor reach the feedback files before the LMS's feedback zip packs them

@@ -74,7 +74,9 @@ def grade_students(
 ) -> dict[str, Grading]:
     """Grade each student of todo with a grader prepared once; each one's grading, by key."""
     # the class views that follow the gradings load their libraries while the zygote starts
-    with Grader(assignment, config, secret_paths=secrets(extra_read=private), meanwhile=class_view.preload) as grader:
+    with Grader(
+        assignment, config, secret_paths=secrets(extra_read=private), meanwhile=lambda: class_view.preload(assignment)
+    ) as grader:
         if grader.device_why:  # --device auto's choice, and why: each student's results.json says it too
             print(f"device: {grader.device} ({grader.device_why})", file=sys.stderr)
         grader.check_host()  # the reference must get full marks here before any student is graded

@@ -131,21 +131,28 @@ def test_a_sigterm_to_grade_all_alone_closes_every_workers_grader(tmp_path):
         assert not Path(f"/proc/{worker}").exists() or "Z" in Path(f"/proc/{worker}/stat").read_text().split()[2]
 
 
-def test_the_class_views_libraries_load_while_the_zygote_starts(monkeypatch):
+def test_the_class_views_libraries_load_while_the_zygote_starts(monkeypatch, mha):
     """Does grade-all hand its grader the loading of the class views' libraries (copydetect, which loads pyplot;
-    matplotlib for report.png), and does that load them, so that the views after the gradings do not wait?"""
-    handed = []
+    matplotlib for report.png) and the normalising of the release's code, and does that load and normalise them,
+    so that the views after the gradings do not wait?"""
+    handed, preloaded = [], []
 
     def grader(*args, meanwhile=None, **kwargs):
         handed.append(meanwhile)
         raise KitError("stop here")
 
     monkeypatch.setattr(workers, "Grader", grader)
+    monkeypatch.setattr(class_view, "preload", preloaded.append)
     with pytest.raises(KitError, match="stop here"):
-        workers.grade_students([], SimpleNamespace(), None, run(Path("out")), jobs=1, progress=False)
-    assert handed == [class_view.preload]
-    loaded = "import sys; from autograder.deliver import class_view; class_view.preload(); " + (
-        "print(*(m for m in ('copydetect', 'matplotlib.figure', 'matplotlib.ticker') if m in sys.modules))"
+        workers.grade_students([], mha, None, run(Path("out")), jobs=1, progress=False)
+    handed[0]()
+    assert preloaded == [mha]
+    loaded = (
+        "import sys; from autograder import assignments; from autograder.deliver import class_view; "
+        "from autograder.deliver.class_view import fingerprints, sources; mha = assignments.get('mha'); "
+        "class_view.preload(mha); "
+        "print(*(m for m in ('copydetect', 'matplotlib.figure', 'matplotlib.ticker') if m in sys.modules)); "
+        "print(fingerprints.normalised_release_piece.cache_info().currsize == len(set(sources.release_code(mha))))"
     )
     done = subprocess.run([sys.executable, "-c", loaded], capture_output=True, text=True, cwd=KIT_ROOT, check=True)
-    assert done.stdout.split() == ["copydetect", "matplotlib.figure", "matplotlib.ticker"]
+    assert done.stdout.split() == ["copydetect", "matplotlib.figure", "matplotlib.ticker", "True"]
