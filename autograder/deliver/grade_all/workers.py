@@ -1,13 +1,16 @@
 """The students of a class who need grading, graded: one after another, or by a worker per job.
 
-The grader is prepared once (reference, plan, rehearsal, isolation, and a check that
-the reference gets full marks through the sandbox on this host); workers fork from it,
-each with a zygote and uids of its own. Each student is graded (deliver/one_submission.py)
-into DIR/students/<key>/ (results.json, feedback.html, feedback.md, the notebook graded,
-and code.json: what the class views read of the code, deliver/class_view/sources.py), written
-whole by the worker that graded them, which hands back the student's status and
-results, typed: nothing is read back. When the first submissions all fail for a reason
-outside student code, the run stops instead of grading a class of errors.
+The grader is prepared once (reference, plan, rehearsal, isolation), and the reference must
+get full marks through the sandbox on this host before any student's grading is written:
+one after another, it is graded first; with workers, it is graded in this process while
+the workers grade their first students, whose results wait for its verdict (HostVerdict).
+Workers fork from the grader, each with a zygote and uids of its own. Each student is
+graded (deliver/one_submission.py) into DIR/students/<key>/ (results.json, feedback.html,
+feedback.md, the notebook graded, and code.json: what the class views read of the code,
+deliver/class_view/sources.py), written whole by the worker that graded them, which hands
+back the student's status and results, typed: nothing is read back. When the first
+submissions all fail for a reason outside student code, the run stops instead of grading
+a class of errors.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from ...config import GradingConfig
 from ...errors import KitError
 from ...grade.engine import Grader
 from ...interrupts import ignore_interrupts, interrupt_once
-from ...results.outcome import KIT_ERROR
+from ...results.outcome import KIT_ERROR, Outcome
 from ...results.read import Results, read_results
 from ...results.text import clean_name
 from ...results.write import Provenance, write_outcome
@@ -79,16 +82,23 @@ def grade_students(
     ) as grader:
         if grader.device_why:  # --device auto's choice, and why: each student's results.json says it too
             print(f"device: {grader.device} ({grader.device_why})", file=sys.stderr)
-        grader.check_host()  # the reference must get full marks here before any student is graded
         jobs = max(1, min(jobs, len(todo)))
         if jobs == 1:
+            grader.check_host()  # the reference must get full marks here before any student is graded
             return _serial(grader, todo, run, progress)
-        return _parallel(grader, todo, run, progress, jobs)
+        return _parallel(grader, todo, run, progress, jobs)  # it grades the reference beside the first students
 
 
 def grade_student(grader: Grader, submission: Submission, run: Run) -> Grading:
     """Grade one student into out/students/<key>/: results.json, the feedback, the notebook graded."""
-    outcome = grade_one(grader, submission.path, label=clean_name(submission.path.name), refused=submission.refused)
+    return _write_student(grader, submission, run, _grade_student(grader, submission))
+
+
+def _grade_student(grader: Grader, submission: Submission) -> Outcome:
+    return grade_one(grader, submission.path, label=clean_name(submission.path.name), refused=submission.refused)
+
+
+def _write_student(grader: Grader, submission: Submission, run: Run, outcome: Outcome) -> Grading:
     provenance = Provenance(run.submission_digests[submission.key], run.grading_digest, student_record(submission))
     folder = student_folder(run.out, submission.key)
     results = read_results(write_outcome(outcome, folder, grader.assignment.name, provenance=provenance, junit=False))
@@ -123,14 +133,34 @@ def _serial(grader: Grader, todo: list[Submission], run: Run, progress: bool) ->
     return gradings
 
 
-def _worker(grader: Grader, run: Run, tasks, done) -> None:
+class HostVerdict:
+    """Whether the reference got full marks on this host: graded by _parallel's process while its workers grade
+    their first students, and awaited by each worker before it writes anything."""
+
+    def __init__(self, context):
+        self._decided = context.Event()
+        self._passed = context.Value("b", 0, lock=False)
+
+    def decide(self, passed: bool) -> None:
+        self._passed.value = int(passed)
+        self._decided.set()
+
+    def passed(self) -> bool:
+        self._decided.wait()
+        return bool(self._passed.value)
+
+
+def _worker(grader: Grader, run: Run, tasks, done, verdict: HostVerdict) -> None:
     interrupt_once()
     try:
         while True:
             submission = tasks.get()
             if submission is None:
                 return
-            done.put((submission.key, grade_student(grader, submission, run)))
+            outcome = _grade_student(grader, submission)
+            if not verdict.passed():  # graded on a host that fails the reference: kept nowhere
+                return
+            done.put((submission.key, _write_student(grader, submission, run, outcome)))
     except KeyboardInterrupt:  # Ctrl-C reaches every worker, SIGTERM through the parent: the parent says so once
         return
     finally:
@@ -145,16 +175,23 @@ def _parallel(grader: Grader, todo: list[Submission], run: Run, progress: bool, 
         tasks.put(submission)
     for _ in range(jobs):
         tasks.put(None)
+    verdict = HostVerdict(context)
     workers = []
     for _ in range(jobs):
         worker_grader = grader.for_worker()
-        process = context.Process(target=_worker, args=(worker_grader, run, tasks, done), daemon=True)
+        process = context.Process(target=_worker, args=(worker_grader, run, tasks, done, verdict), daemon=True)
         process.start()
         worker_grader.runtime.zygote.sock.close()  # the worker holds it now
         workers.append(process)
     bar = Progress(len(todo), enabled=progress)
     gradings: dict[str, Grading] = {}
     try:
+        try:  # the reference must get full marks here before any student's grading is written
+            grader.check_host()
+        except BaseException:
+            verdict.decide(False)  # each worker ends after the grading it is in, writing nothing
+            raise
+        verdict.decide(True)
         while len(gradings) < len(todo):
             try:
                 key, grading = done.get(timeout=1.0)
@@ -171,8 +208,9 @@ def _parallel(grader: Grader, todo: list[Submission], run: Run, progress: bool, 
             for worker in workers:
                 if worker.is_alive() and worker.pid is not None:
                     os.kill(worker.pid, signal.SIGTERM)
+        told = interrupted or not verdict.passed()  # the workers end by themselves: let them close their graders
         for worker in workers:
-            worker.join(timeout=30 if len(gradings) == len(todo) else 10 if interrupted else 0)
+            worker.join(timeout=30 if len(gradings) == len(todo) else 10 if told else 0)
             if worker.is_alive():
                 worker.kill()
                 worker.join()

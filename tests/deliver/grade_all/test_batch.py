@@ -451,6 +451,42 @@ def test_the_run_stops_when_the_host_cannot_grade(samples, tmp_path, monkeypatch
     assert "not graded (2)" in (out / "report.txt").read_text()
 
 
+def test_workers_write_nothing_when_the_reference_then_fails(samples, tmp_path, monkeypatch):
+    """With two jobs the reference is graded beside the workers' first students: when it then loses points, is the
+    students' grading, done already, written nowhere, and everyone listed as the kit's error?"""
+    from autograder.deliver.grade_all import workers
+    from autograder.grade.engine import Grader, HostError
+
+    graded = tmp_path / "graded"
+    graded.mkdir()
+    grade = workers._grade_student
+
+    def grade_and_say_so(grader, submission):  # in the workers, which fork with it
+        outcome = grade(grader, submission)
+        (graded / submission.key).touch()
+        return outcome
+
+    def fails_once_a_student_is_graded(self):
+        deadline = time.monotonic() + 120
+        while not any(graded.iterdir()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        raise HostError("this host cannot grade: the reference itself loses points")
+
+    monkeypatch.setattr(workers, "_grade_student", grade_and_say_so)
+    monkeypatch.setattr(Grader, "check_host", fails_once_a_student_is_graded)
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for name in ("ada", "ben", "cy"):
+        shutil.copy(samples["solved"], folder / f"{name}.ipynb")
+    out = tmp_path / "out"
+    assert batch.grade_all(folder, "mha", out, GradingConfig(), jobs=2, progress=False) == 3
+    assert any(graded.iterdir())  # a worker graded someone before the verdict
+    assert not list(out.glob("students/*/results.json"))
+    table = rows(out)
+    assert {row["status"] for row in table.values()} == {"error"} and all(row["score"] == "" for row in table.values())
+    assert all("the reference itself loses points" in row["reason"] for row in table.values())
+
+
 def test_a_busy_neighbour_does_not_time_an_honest_student_out(mha, samples, tmp_path):
     """With a student who spins 60 busy threads graded beside an honest one, does the honest one keep every point?"""
     folder = tmp_path / "class"

@@ -92,6 +92,9 @@ class Slow:
     def for_worker(self):
         return Slow(self.folder, f"worker{len(list(self.folder.glob('made-*')))}")
 
+    def check_host(self):
+        pass  # the reference gets full marks here: the workers' gradings are kept
+
     def grade(self, submission, label=None):
         (self.folder / f"grading-{os.getpid()}").touch()
         time.sleep(600)
