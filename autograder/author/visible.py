@@ -39,7 +39,8 @@ def visible_checks(assignment: Assignment, reference: Reference) -> list[dict]:
         expected = reference.run(probe_id, case.inputs)
         mistakes: list[dict[str, object]] = []
         for mistake in catalogue.suspects(assignment, case.name):
-            outputs, error = catalogue.with_mistake(assignment, mistake).outputs(probe_id, case.inputs)
+            made = catalogue.with_mistake(assignment, mistake, reference.store)
+            outputs, error = made.outputs(probe_id, case.inputs)
             entry = {"id": mistake.id, "target": mistake.target, "message": mistake.message}
             if error is not None:
                 calls = sorted(raising_calls(error))
@@ -48,7 +49,7 @@ def visible_checks(assignment: Assignment, reference: Reference) -> list[dict]:
                 mistakes.append({**entry, "outputs": _select(outputs, keys)})
         meta, arrays = wire.pack(case.inputs)
         carried = (
-            recorded.visible_records(assignment, case.name, probe_id, case.inputs) if assignment.carry_forward else None
+            _carried(assignment, reference, case.name, probe_id, case.inputs) if assignment.carry_forward else None
         )
         checks.append(
             {
@@ -67,6 +68,19 @@ def visible_checks(assignment: Assignment, reference: Reference) -> list[dict]:
     return checks
 
 
+def _carried(assignment: Assignment, reference: Reference, name: str, probe_id: str, inputs: dict) -> dict | None:
+    """The reference's recorded calls for a visible check (grade/recorded.py), kept in the reference's store beside
+    its outputs: they follow from the same files, and recording them runs the reference (PyTorch imported)."""
+    store = reference.store
+    key = f"carried {name} {wire.digest(probe_id, inputs)}"
+    kept = store.note(key) if store is not None else None
+    if kept is None:
+        kept = recorded.visible_records(assignment, name, probe_id, inputs) or {}
+        if store is not None:
+            store.put_note(key, json.loads(json.dumps(kept)))  # as the next build reads it back
+    return kept or None
+
+
 def visible_data(assignment: Assignment) -> dict:
     """The visible checks' data; the outputs it computed are kept in the assignment's store, so that the next
     build with the same files (one that finds the release up to date, say) runs neither reference nor mistake."""
@@ -76,7 +90,7 @@ def visible_data(assignment: Assignment) -> dict:
         "checks": visible_checks(assignment, reference),
         "hidden": hidden_summary(collect(assignment)),
         "carry_forward": assignment.carry_forward,
-        "kinds": recorded.exercise_kinds(assignment),
+        "kinds": recorded.exercise_kinds(assignment, reference),
     }
     if reference.store is not None:
         reference.store.save(complete=reference.store.complete)

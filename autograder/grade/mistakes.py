@@ -111,10 +111,11 @@ def catalogue(assignment: Assignment) -> list[Mistake]:
     return list(_catalogue(assignment))
 
 
-def with_mistake(assignment: Assignment, mistake: Mistake) -> Reference:
+def with_mistake(assignment: Assignment, mistake: Mistake, store: OutputStore | None = None) -> Reference:
     """The reference with the mistake made: its code runs only for outputs the store of the assignment's files
-    as they are now lacks (one Reference a mistake for each such store)."""
-    return _with_mistake(assignment, mistake, store_of(assignment))
+    as they are now lacks (one Reference a mistake for each such store). store: that store, where the caller
+    has just named it (naming it lists and stats every deciding file)."""
+    return _with_mistake(assignment, mistake, store or store_of(assignment))
 
 
 @cache

@@ -144,9 +144,16 @@ def visible_records(assignment: Assignment, name: str, probe_id: str, inputs: di
     return {"records": log.records, "arrays": {key: wire.array_to_json(value) for key, value in log.arrays.items()}}
 
 
-def exercise_kinds(assignment: Assignment) -> dict[str, str]:
-    """Each graded name's kind, "module" or "function", for the notebook's stand-ins."""
-    return kinds(Reference.of(assignment), assignment.graded)
+def exercise_kinds(assignment: Assignment, reference: Reference | None = None) -> dict[str, str]:
+    """Each graded name's kind, "module" or "function", for the notebook's stand-ins; kept in the reference's
+    store (finding them runs the reference's code)."""
+    reference = reference or Reference.of(assignment)
+    kept = reference.store.note("kinds") if reference.store is not None else None
+    if kept is None:
+        kept = kinds(reference, assignment.graded)
+        if reference.store is not None:
+            reference.store.put_note("kinds", kept)
+    return dict(kept)
 
 
 def same_records(a: dict | None, b: dict | None) -> bool:

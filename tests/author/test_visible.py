@@ -10,6 +10,7 @@ from autograder.assignments import Assignment
 from autograder.author import visible
 from autograder.author.build import committed_bundle
 from autograder.grade import mistakes as catalogue
+from autograder.grade import recorded
 from autograder.grade.reference import Reference
 from autograder.public import wire
 
@@ -134,7 +135,8 @@ def test_the_data_are_written_sorted_with_a_final_newline():
 
 def test_the_outputs_a_build_computes_are_kept_for_the_next(tmp_path, monkeypatch):
     """A build that finds the release up to date computes the visible data again: are the reference's and the
-    mistakes' outputs it computed kept in the store on disk, so that the next build runs none of them?"""
+    mistakes' outputs it computed, the reference's recorded calls and its kinds of names kept in the store on disk, so
+    that the next build runs none of their code?"""
     from autograder.grade import reference
 
     monkeypatch.setattr(reference, "CACHE", tmp_path)  # a store of this test's own
@@ -146,4 +148,14 @@ def test_the_outputs_a_build_computes_are_kept_for_the_next(tmp_path, monkeypatc
     assert all(kept.get("reference", wire.digest(case.probe.probe_id, case.inputs)) for case in cases)
     suspect = next(m for case in cases for m in catalogue.suspects(numpy, case.name))
     assert any(kept.get(suspect.id, wire.digest(case.probe.probe_id, case.inputs)) for case in cases)
-    assert visible.visible_json(visible.visible_data(numpy)) == visible.visible_json(first)  # from the store, the same
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the second build ran reference or mistake code")
+
+    reference._store.cache_clear()  # the store read back from disk, as by the next build's process
+    catalogue._with_mistake.cache_clear()
+    for module in (reference, recorded, catalogue):
+        monkeypatch.setattr(module, "exec_source", refuse)
+    again = visible.visible_data(numpy)  # outputs, recorded calls and kinds: all from the store
+    assert [c["name"] for c in again["checks"] if "carried" in c] and again["kinds"] == first["kinds"]
+    assert visible.visible_json(again) == visible.visible_json(first)
