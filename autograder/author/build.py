@@ -16,6 +16,7 @@ The steps, in order (``python -m autograder build``):
 7. ``check_release``    the release holds nothing secret
 8. ``register``         the course's gradebook.db (the repository root is nbgrader's course)
                         holds the assignment as the master defines it, for nbgrader autograde
+                        (written by step 6's nbgrader run where the release is made too)
 
 source/ is rebuilt on demand and not committed; assignments/ and release/ are what
 students receive and are committed. release/ is always exactly what nbgrader
@@ -40,7 +41,7 @@ from ..assignments import Assignment
 from .blocks import _blocks_of, given_code_names, stub_module
 from .bundle import bundle_files, cell_source, files_of_cell, packed_files
 from .notebook import BEGIN_HIDDEN, METADATA_KEY, master_notebook, notebook_text
-from .release import bundle_cell, check_release, copy_release, register, release_in
+from .release import bundle_cell, check_release, copy_release, gradebook_url, register, registered, release_in
 from .visible import equivalent, visible_data, visible_json
 
 DIGEST_KEY = "release_digest"  # in the release's notebook metadata, under METADATA_KEY
@@ -55,13 +56,19 @@ def build(assignment: Assignment, course: Path = KIT_ROOT) -> list[str]:
         changed.append(assignment.stub_path)
     made = master(assignment)
     _write(master_file(assignment), notebook_text(made))
+    unregistered = not registered(assignment, made, course)
     if recorded_digest(assignment.release_dir / assignment.notebook_name) != made.metadata[METADATA_KEY][DIGEST_KEY]:
+        # one nbgrader run makes the release and, where the gradebook needs it, registers the master there too
+        # (a release the leak check then refuses leaves the gradebook holding that master: the next build mends both)
+        into_gradebook = (f"--CourseDirectory.db_url={gradebook_url(course)}",) if unregistered else ()
         with tempfile.TemporaryDirectory() as scratch:
-            release = release_in(assignment, notebook_text(made), Path(scratch))
+            release = release_in(assignment, notebook_text(made), Path(scratch), *into_gradebook)
             check_release(assignment, release)
             copy_release(release, assignment.release_dir)
         changed.append(assignment.release_dir)
-    if register(assignment, made, course):
+    elif unregistered:
+        register(assignment, made, course)
+    if unregistered:
         changed.append(course / "gradebook.db")
     return [_relative(path) for path in changed]
 
