@@ -196,7 +196,9 @@ def test_the_gradebook_stores_the_record_over_nbgraders_scores(mha, notebooks, c
         assert gradebook.find_submission(mha.name, "cy").score == pytest.approx(37.7, abs=1e-3)
 
 
-def gradescope_tree(mha, tmp_path, *options):
+def gradescope_tree(mha, tmp_path, *options, image=None):
+    """The bundle unpacked as Gradescope lays it out; image: a tree whose setup.sh ran (the image built), whose cache
+    of the reference's outputs this tree gets, as every submission finds it on that image."""
     bundle = tmp_path / "mha.zip"
     assert run(KIT + ["gradescope", "-a", "mha", "--out", str(bundle), *options]).returncode == 0
     root = tmp_path / "autograder"
@@ -209,7 +211,25 @@ def gradescope_tree(mha, tmp_path, *options):
     assert run(["bash", "-n", str(root / "source" / "setup.sh")]).returncode == 0
     os.chmod(root / "source" / "run_autograder", 0o755)
     (root / "submission").mkdir()
+    if image is not None:
+        shutil.copytree(image / "source" / "kit" / "build" / "cache", root / "source" / "kit" / "build" / "cache")
     return root
+
+
+def setup_checks(root) -> subprocess.CompletedProcess:
+    """setup.sh's steps after the installs, run in a tree of gradescope_tree."""
+    setup = (root / "source" / "setup.sh").read_text()
+    check = setup[setup.index("cd /autograder/source/kit") :]
+    check = check.replace("/autograder/venv/bin/python", sys.executable).replace("/autograder", str(root))
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(root / "source" / "kit")}
+    return run(["bash", "-euo", "pipefail", "-c", check], env=env, cwd=root)
+
+
+@pytest.fixture(scope="module")
+def gradescope_image(mha, tmp_path_factory):
+    """A bundle's tree after setup.sh, once a module: (the tree, what its checks printed)."""
+    root = gradescope_tree(mha, tmp_path_factory.mktemp("image"))
+    return root, setup_checks(root)
 
 
 def run_gradescope(root):
@@ -220,9 +240,9 @@ def run_gradescope(root):
 
 
 @pytest.mark.slow
-def test_gradescope_bundle_grades_a_fake_tree(mha, tmp_path):
+def test_gradescope_bundle_grades_a_fake_tree(mha, gradescope_image, tmp_path):
     """Does run_autograder write results.json as Gradescope reads it, with no note about the course's demo cells?"""
-    root = gradescope_tree(mha, tmp_path)
+    root = gradescope_tree(mha, tmp_path, image=gradescope_image[0])
     shutil.copy(sample_path(mha), root / "submission" / "mha.ipynb")
     results = run_gradescope(root)
     assert 0 < results["score"] < results["extra_data"]["max_score"]
@@ -234,14 +254,9 @@ def test_gradescope_bundle_grades_a_fake_tree(mha, tmp_path):
 
 
 @pytest.mark.slow
-def test_gradescope_setup_checks_the_host_and_caches_the_reference(mha, tmp_path):
+def test_gradescope_setup_checks_the_host_and_caches_the_reference(gradescope_image):
     """Does setup.sh's last step (doctor in the bundle's kit) grade the reference there, cache it, and lock the kit?"""
-    root = gradescope_tree(mha, tmp_path)
-    setup = (root / "source" / "setup.sh").read_text()
-    check = setup[setup.index("cd /autograder/source/kit") :]  # the steps after the installs
-    check = check.replace("/autograder/venv/bin/python", sys.executable).replace("/autograder", str(root))
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(root / "source" / "kit")}
-    done = run(["bash", "-euo", "pipefail", "-c", check], env=env, cwd=root)
+    root, done = gradescope_image
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "mha: the reference gets full marks through the sandbox" in done.stdout and "ready to grade" in done.stdout
     assert "attention_numpy" not in done.stdout  # the bundle holds its one assignment
@@ -250,9 +265,9 @@ def test_gradescope_setup_checks_the_host_and_caches_the_reference(mha, tmp_path
 
 
 @pytest.mark.slow
-def test_gradescope_can_show_the_score_at_once(mha, tmp_path):
+def test_gradescope_can_show_the_score_at_once(mha, gradescope_image, tmp_path):
     """With --show-score, is every test visible (so Gradescope shows the total) and no hidden detail in the file?"""
-    root = gradescope_tree(mha, tmp_path, "--show-score")
+    root = gradescope_tree(mha, tmp_path, "--show-score", image=gradescope_image[0])
     shutil.copy(sample_path(mha), root / "submission" / "mha.ipynb")
     results = run_gradescope(root)
     assert {t["visibility"] for t in results["tests"]} == {"visible"}
@@ -262,7 +277,7 @@ def test_gradescope_can_show_the_score_at_once(mha, tmp_path):
 
 
 @pytest.mark.slow
-def test_gradescope_gets_a_result_for_an_empty_submission(mha, tmp_path):
+def test_gradescope_gets_a_result_for_an_empty_submission(mha, gradescope_image, tmp_path):
     """With nothing gradable submitted, and late, is there still a results.json that says why (the student's zero), and that it is late?"""
     from autograder.deliver.routes.gradescope import zip_files
 
@@ -270,6 +285,7 @@ def test_gradescope_gets_a_result_for_an_empty_submission(mha, tmp_path):
     for name, data in zip_files(mha).items():
         (root / "source" / name).parent.mkdir(parents=True, exist_ok=True)
         (root / "source" / name).write_bytes(data)
+    shutil.copytree(gradescope_image[0] / "source" / "kit" / "build", root / "source" / "kit" / "build")
     (root / "submission").mkdir()
     (root / "submission" / "notes.txt").write_text("I ran out of time")
     late = METADATA | {"created_at": "2018-08-01T01:30:00.5-07:00"}
