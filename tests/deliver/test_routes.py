@@ -468,12 +468,20 @@ def canvas_export(path, notebooks: dict[str, str]) -> Path:
 
 
 def class_notebooks(mha) -> dict[str, str]:
-    """A finished, a one-bug and a blank notebook, by Canvas sortable name."""
+    """A finished, a one-bug and a barely started notebook, by Canvas sortable name."""
     return {
         "lovelaceada": notebook_text(sample_notebook(mha, None)),
         "babbageben": sample_path(mha).read_text(),
-        "cycy": (mha.release_dir / mha.notebook_name).read_text(),
+        "cycy": first_exercise_only(mha),
     }
+
+
+def first_exercise_only(mha) -> str:
+    """The release with tokenize done and every other exercise as handed out (its demo cells fail at once)."""
+    notebook = nbformat.read(mha.release_dir / mha.notebook_name, as_version=4)
+    done = {cell.get("id"): cell.source for cell in sample_notebook(mha, None).cells}
+    next(cell for cell in notebook.cells if cell.get("id") == "tokenize").source = done["tokenize"]
+    return notebook_text(notebook)
 
 
 def nbgrader_in(clone, *words, env=None):
@@ -557,7 +565,7 @@ def test_the_readme_nbgrader_loop_works_from_a_fresh_clone(mha, mha_grader, tmp_
     ours = {
         "lovelaceada-10001": 40.0,
         "babbageben-10002": float(mha_grader.grade(sample_path(mha)).score),
-        "cycy-10003": 0.0,
+        "cycy-10003": 2.0,  # tokenize's points
     }
     assert exported(clone, tmp_path) == pytest.approx(ours, abs=1e-3)
     submissions, page = formgrader(clone, "babbageben-10002")
@@ -571,16 +579,16 @@ def test_the_readme_nbgrader_loop_works_from_a_fresh_clone(mha, mha_grader, tmp_
     # points.toml changed after the assignment went into gradebook.db: the hidden cells refuse, naming the fix
     points = clone / "solutions" / "mha" / "points.toml"
     points.write_text(points.read_text().replace("\ntokenize = 2\n", "\ntokenize = 5\n"))
-    nbgrader_in(clone, "autograde", "mha", "--force", "--student", "lovelaceada-10001")
-    refused = nbformat.read(clone / "autograded" / "lovelaceada-10001" / "mha" / "mha.ipynb", as_version=4)
+    nbgrader_in(clone, "autograde", "mha", "--force", "--student", "cycy-10003")
+    refused = nbformat.read(clone / "autograded" / "cycy-10003" / "mha" / "mha.ipynb", as_version=4)
     cell = next(c for c in refused.cells if c.get("id") == "tokenize-tests")
     error = "".join(cell.outputs[-1].get("evalue", ""))
     assert "NotScored" == cell.outputs[-1]["ename"] and "gives tokenize 5 points, this grade cell 2" in error, error
     assert "`python -m autograder build mha`" in error
     rebuilt = run_in(clone, "python", "-m", "autograder", "build", "mha")
     assert rebuilt.stdout.startswith("mha: release/mha, gradebook.db"), rebuilt.stdout + rebuilt.stderr[-2000:]
-    nbgrader_in(clone, "autograde", "mha", "--force", "--student", "lovelaceada-10001")
-    assert stored_scores(clone, "lovelaceada-10001")["tokenize"] == (5.0, None)
+    nbgrader_in(clone, "autograde", "mha", "--force", "--student", "cycy-10003")
+    assert stored_scores(clone, "cycy-10003")["tokenize"] == (5.0, None)
 
     # a kernel that imports another copy of the kit, with the same points but graders of its own, refuses too
     points.write_text(points.read_text().replace("\ntokenize = 5\n", "\ntokenize = 2\n"))
@@ -624,9 +632,12 @@ def test_a_forged_autograde_cannot_lower_the_record(mha, tmp_path):
     )
     at = next(i for i, c in enumerate(blank.cells) if c.get("id") == "setup") + 1
     blank.cells.insert(at, nbformat.v4.new_code_cell(forge))
-    notebooks = class_notebooks(mha)
-    del notebooks["babbageben"]
-    export = canvas_export(tmp_path / "canvas.zip", {**notebooks, "mallory": nbformat.writes(blank)})
+    notebooks = {
+        "lovelaceada": first_exercise_only(mha),
+        "cycy": (mha.release_dir / mha.notebook_name).read_text(),
+        "mallory": nbformat.writes(blank),
+    }
+    export = canvas_export(tmp_path / "canvas.zip", notebooks)
     assert run_in(clone, "python", "-m", "autograder", "collect", str(export), "-a", "mha").returncode == 0
     nbgrader_in(clone, "autograde", "mha", "--student", "lovelaceada-10001")
     nbgrader_in(clone, "autograde", "mha", "--student", "cycy-10002")
@@ -660,10 +671,10 @@ def test_a_forged_autograde_cannot_lower_the_record(mha, tmp_path):
     assert imported.returncode == 0, imported.stderr[-3000:]
     text = imported.stdout
     assert "held other scores than grade-all's for 2 students" in text
-    assert "lovelaceada-10001: tokenize manual 0 (grade-all 2)," in text
+    assert "lovelaceada-10001: tokenize manual 0 (grade-all 2)\n" in text  # her only points, zeroed
     assert "mallory-10003: tokenize automatic 2 (grade-all 0)," in text
     assert "display_attention automatic 3 (grade-all 0)" in text and "can forge them" in text
-    assert exported(clone, tmp_path) == {"lovelaceada-10001": 40.0, "cycy-10002": 0.0, "mallory-10003": 0.0}
+    assert exported(clone, tmp_path) == {"lovelaceada-10001": 2.0, "cycy-10002": 0.0, "mallory-10003": 0.0}
 
 
 @pytest.mark.slow
