@@ -10,6 +10,7 @@ PyTorch to judge a submission or to name its mistake.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import linecache
 import os
@@ -104,7 +105,12 @@ class OutputStore:
         self._notes_changed = True
 
     def save(self, complete: bool) -> None:
-        """Write every stored output, old and new, to a new file, then rename it into place."""
+        """Write every stored output, old and new, to a new file, then rename it into place.
+
+        Each array is named by the call and output it holds, not by its place: two graders that
+        save at once rename their arrays and then their index into place, and an index read beside
+        the other's arrays finds each of its entries there or not at all (computed again), never
+        another call's output."""
         if not self.new and not self._notes_changed and complete == self.complete:
             return
         arrays: dict[str, np.ndarray] = {}
@@ -116,13 +122,13 @@ class OutputStore:
             outputs, error = found
             keys = {}
             for output, value in outputs.items():
-                array = f"a{len(arrays)}"
+                array = "a" + hashlib.sha256(f"{name}\0{output}".encode()).hexdigest()[:32]
                 arrays[array] = np.asarray(value)
                 keys[output] = [array, wire.device_of(value)]
             index[name] = [keys, error]
         try:
             with atomic_file(self.path, CACHE_MODE) as file:
-                np.savez(file, **arrays)  # type: ignore[arg-type]  # names are a0, a1...: never savez's allow_pickle
+                np.savez(file, **arrays)  # type: ignore[arg-type]  # names are a<hex>: never savez's allow_pickle
             write_atomically(
                 self.path.with_suffix(".json"),
                 json.dumps({"index": index, "complete": complete, "notes": self.notes}),

@@ -50,6 +50,25 @@ def test_a_saved_store_is_read_back_with_devices_and_errors(tmp_path):
         assert stat.S_IMODE(os.stat(tmp_path / f"mha-abc{suffix}").st_mode) == CACHE_MODE
 
 
+def test_an_index_read_beside_another_graders_arrays_finds_its_own_outputs_or_none(tmp_path):
+    """Two graders that loaded one store each add another call's outputs and save; a reader that gets the first's
+    index beside the second's arrays (their renames interleaved): does each entry give its own values, or nothing?"""
+    path = tmp_path / "mha-abc.npz"
+    shared = OutputStore(path)
+    shared.put("reference", "old", ({"out": np.array([1.0])}, None))
+    shared.save(complete=False)
+    first, second = OutputStore(path), OutputStore(path)
+    first.put("reference", "k1", ({"out": np.array([2.0])}, None))
+    second.put("reference", "k2", ({"out": np.array([3.0])}, None))
+    first.save(complete=False)
+    index = path.with_suffix(".json").read_text()
+    second.save(complete=False)
+    path.with_suffix(".json").write_text(index)  # the first's index, the second's arrays
+    mixed = OutputStore(path)
+    assert mixed.get("reference", "old")[0]["out"].tolist() == [1.0]
+    assert mixed.get("reference", "k1") is None  # not the second's k2 under k1's place
+
+
 def test_a_damaged_or_unwritable_store_is_no_error(tmp_path):
     """Is a store whose index is broken, or whose arrays are gone, read as empty, and one that cannot be written
     left unwritten, grading going on?"""
