@@ -37,7 +37,10 @@ PRIVATE = ("autograder", "solutions", "tests", "build")  # what no student's uid
 
 def private_copy(kit: Path) -> Path:
     """A copy of this repository's kit at kit (a new folder), its private folders root's alone
-    and the rest readable, as an instructor who closed the kit to other users has it."""
+    and the rest readable, as an instructor who closed the kit to other users has it; with the
+    reference's outputs this repository has cached (build/cache), as a kit that has graded keeps
+    them (a store is named by the files it follows, so the copy finds it: tests that make a copy
+    start a grader of this repository first, which caches them)."""
     kit.mkdir(parents=True)
     for part in COPIED:
         source = REPOSITORY / part
@@ -46,10 +49,27 @@ def private_copy(kit: Path) -> Path:
         else:
             shutil.copy(source, kit / part)
     (kit / "build").mkdir()
+    _copy_stores(kit / "build" / "cache")
     for private in PRIVATE:
         os.chmod(kit / private, 0o700)
     os.chmod(kit, 0o755)
     return kit
+
+
+def _copy_stores(target: Path) -> None:
+    """Each assignment's store of reference outputs for its files as they are, where this repository has it (a store
+    saved meanwhile leaves the copied index beside other arrays: each entry then finds its own outputs or none)."""
+    from autograder import assignments
+    from autograder.grade.reference import cache_path
+
+    target.mkdir()
+    for assignment in assignments.discover().values():
+        store = cache_path(assignment)
+        for part in (store.with_suffix(".json"), store):
+            try:
+                shutil.copy2(part, target / part.name)
+            except OSError:
+                break  # none yet: the copy's grader computes its own
 
 
 def main(argv: list[str]) -> int:

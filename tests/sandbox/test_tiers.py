@@ -87,6 +87,7 @@ def test_an_ordinary_account_gets_the_userns_tier(shared_out):
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("mha_grader")  # the reference's outputs cached, for the kit's copy
 def test_a_container_that_refuses_namespaces_gets_the_uid_tier(tmp_path):
     """As root where namespaces are refused, with the kit unreadable to others and an instructor's umask 077: the
     uid tier holds the hostile set."""
@@ -105,6 +106,7 @@ def test_a_container_that_refuses_namespaces_gets_the_uid_tier(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("mha_grader")  # the reference's outputs cached, for the kit's copy
 def test_a_container_without_cgroups_gets_the_uid_tier_bounded_by_rlimits(tmp_path):
     """Where namespaces are refused and no cgroup bounds memory (cgroup2 alone, its controllers held by v1
     here): the uid tier, memory bounded by RLIMIT_AS and the seccomp filter, its files watched; said so."""
