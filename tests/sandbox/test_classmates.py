@@ -10,6 +10,7 @@ written whole in the kit: it is put together here, at run time.
 
 import csv
 import os
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -23,7 +24,9 @@ from autograder.public import trees
 from ..hosts.kit_python import private_copy
 
 HOSTS = KIT_ROOT / "tests" / "hosts"
-MARKER = "CLASSMATE" + "-MARKER-" + "7f3a"
+HOSTILE = KIT_ROOT / "tests" / "data" / "hostile"
+TOKEN = f"{os.getpid()}-{secrets.token_hex(4)}"  # this run's: another test's planted classmate is not mallory's
+MARKER = "CLASSMATE" + "-MARKER-" + TOKEN
 ALICE = f"alice-{MARKER}"
 pytestmark = [
     pytest.mark.slow,
@@ -50,7 +53,7 @@ def course(mha):
     reference = mha.reference_path.read_text()
     for student, extra in (
         (ALICE, f"\n# {MARKER}\n"),
-        ("mallory", "\n\n" + (KIT_ROOT / "tests" / "data" / "hostile" / "read_classmates.py").read_text()),
+        ("mallory", "\n\n" + (HOSTILE / "read_classmates.py").read_text().replace("RUN-TOKEN", TOKEN)),
     ):
         (export / student).mkdir(parents=True)
         (export / student / "mha.py").write_text(reference + extra)

@@ -2,11 +2,13 @@
 # export and --out folder), the grader's scratch folders in /tmp and /var/tmp, each
 # searched for a classmate's marker in the names of what they hold and in their files.
 # Its own tokenize is wrong, so it scores only if it read something of a classmate
-# (tests/sandbox/test_classmates.py plants the marker).
+# (tests/sandbox/test_classmates.py plants the marker). The marker holds the grading
+# run's token (written for RUN-TOKEN), so that a classmate another test plants in a place
+# every user may read, graded at the same moment on this host, is not this run's to find.
 import os
 import time
 
-MARKER = "CLASSMATE" + "-MARKER-" + "7f3a"  # never written whole in this file
+MARKER = "CLASSMATE" + "-MARKER-" + "RUN-TOKEN"  # never written whole in this file
 
 
 def _places():
