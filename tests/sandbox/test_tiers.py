@@ -10,6 +10,7 @@ file of the kit. A host this machine cannot simulate is skipped, with its reason
 
 import json
 import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -78,10 +79,18 @@ def test_this_machine_grades_in_the_strongest_tier(mha, mha_grader):
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("mha_grader")  # the reference's outputs cached, for the kit's copy
 def test_an_ordinary_account_gets_the_userns_tier(shared_out):
-    """As an ordinary user: own namespaces inside a user namespace, and the hostile set earns only its honest points."""
+    """As an ordinary user grading with a kit of its own (a checkout the account owns and may write): own namespaces
+    inside a user namespace, and the hostile set earns only its honest points and changes no file of that kit."""
     needs_root()
-    report = hostile_set([sys.executable, str(HOSTS / "kit_python.py"), "--user", "nobody", "--"], shared_out)
+    kit = private_copy(shared_out.parent / "kit")
+    account = pwd.getpwnam("nobody")
+    for root, folders, files in os.walk(kit):
+        for name in [".", *folders, *files]:
+            os.chown(os.path.join(root, name), account.pw_uid, account.pw_gid, follow_symlinks=False)
+    command = [sys.executable, str(HOSTS / "kit_python.py"), "--user", "nobody", "--kit", str(kit), "--"]
+    report = hostile_set(command, shared_out, kit=kit)
     assert_clean(report, "userns")
     assert "RLIMIT_AS" in report["tier"]["limits"]  # no cgroup is delegated to nobody here: said so
 
