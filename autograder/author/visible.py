@@ -48,8 +48,17 @@ def visible_checks(assignment: Assignment, reference: Reference) -> list[dict]:
             elif not matches(outputs, expected, {key: tolerances[key] for key in keys}):
                 mistakes.append({**entry, "outputs": _select(outputs, keys)})
         meta, arrays = wire.pack(case.inputs)
-        carried = (
-            _carried(assignment, reference, case.name, probe_id, case.inputs) if assignment.carry_forward else None
+        carried = (  # kept beside the reference's outputs: recording runs the reference (PyTorch imported)
+            reference.noted(
+                f"carried {case.name} {wire.digest(probe_id, case.inputs)}",
+                recorded.visible_records,
+                assignment,
+                case.name,
+                probe_id,
+                case.inputs,
+            )
+            if assignment.carry_forward
+            else None
         )
         checks.append(
             {
@@ -62,23 +71,10 @@ def visible_checks(assignment: Assignment, reference: Reference) -> list[dict]:
                 "expected": _select(expected, keys),
                 "mistakes": mistakes,
                 **({"note": case.note} if case.note else {}),
-                **({"carried": carried} if carried else {}),
+                **({"carried": carried} if carried else {}),  # {}: the check calls no other graded name
             }
         )
     return checks
-
-
-def _carried(assignment: Assignment, reference: Reference, name: str, probe_id: str, inputs: dict) -> dict | None:
-    """The reference's recorded calls for a visible check (grade/recorded.py), kept in the reference's store beside
-    its outputs: they follow from the same files, and recording them runs the reference (PyTorch imported)."""
-    store = reference.store
-    key = f"carried {name} {wire.digest(probe_id, inputs)}"
-    kept = store.note(key) if store is not None else None
-    if kept is None:
-        kept = recorded.visible_records(assignment, name, probe_id, inputs) or {}
-        if store is not None:
-            store.put_note(key, json.loads(json.dumps(kept)))  # as the next build reads it back
-    return kept or None
 
 
 def visible_data(assignment: Assignment) -> dict:

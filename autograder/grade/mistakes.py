@@ -243,11 +243,10 @@ def _reproduces_one(assignment: Assignment, mistake: Mistake, failing) -> bool:
 def signature(assignment: Assignment, mistake: Mistake, name: str) -> dict[str, str]:
     """The hidden cases of ``name`` the mistake fails, each with what its failure says (``said``): computed
     once per machine and kept in the store."""
-    store = store_of(assignment)
-    key = f"signature {mistake.id} {name}"
-    kept = store.note(key)
-    if isinstance(kept, dict):
-        return kept
+    return store_of(assignment).noted(f"signature {mistake.id} {name}", _failed_cases, assignment, mistake, name)
+
+
+def _failed_cases(assignment: Assignment, mistake: Mistake, name: str) -> dict[str, str]:
     fixtures = {
         "student": MistakeView(with_mistake(assignment, mistake)),
         "reference": _reference(assignment),
@@ -263,7 +262,6 @@ def signature(assignment: Assignment, mistake: Mistake, name: str) -> dict[str, 
             failed[f"{check.check}[{check.case}]"] = said(error.message if isinstance(error, Mismatch) else str(error))
         except Exception:
             failed[f"{check.check}[{check.case}]"] = "broken"  # never equals a student's failure
-    store.put_note(key, failed)
     return failed
 
 

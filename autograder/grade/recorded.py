@@ -148,12 +148,7 @@ def exercise_kinds(assignment: Assignment, reference: Reference | None = None) -
     """Each graded name's kind, "module" or "function", for the notebook's stand-ins; kept in the reference's
     store (finding them runs the reference's code)."""
     reference = reference or Reference.of(assignment)
-    kept = reference.store.note("kinds") if reference.store is not None else None
-    if kept is None:
-        kept = kinds(reference, assignment.graded)
-        if reference.store is not None:
-            reference.store.put_note("kinds", kept)
-    return dict(kept)
+    return dict(reference.noted("kinds", kinds, reference, assignment.graded))
 
 
 def same_records(a: dict | None, b: dict | None) -> bool:

@@ -104,6 +104,15 @@ class OutputStore:
         self.notes[key] = value
         self._notes_changed = True
 
+    def noted(self, key: str, compute: Callable[..., dict | None], *args) -> dict:
+        """The fact kept under key (a JSON object), or compute(*args)'s ({} for None), kept from now on as the next
+        process reads it back."""
+        kept = self.notes.get(key)
+        if not isinstance(kept, dict):
+            kept = json.loads(json.dumps(compute(*args) or {}))
+            self.put_note(key, kept)
+        return kept
+
     def save(self, complete: bool) -> None:
         """Write every stored output, old and new, to a new file, then rename it into place.
 
@@ -215,6 +224,10 @@ class Reference:
                     self.store.put(self.label, key, found)
             self._cache[key] = found
         return self._cache[key]
+
+    def noted(self, key: str, compute: Callable[..., dict | None], *args) -> dict:
+        """A fact derived from this implementation's code (OutputStore.noted), kept in its store where it has one."""
+        return (compute(*args) or {}) if self.store is None else self.store.noted(key, compute, *args)
 
     def run(self, probe_id: str, inputs: dict) -> dict[str, np.ndarray]:
         outputs, error = self.outputs(probe_id, inputs)
