@@ -58,6 +58,7 @@ def printed(notebook, cell_id) -> str:
     return "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
 
 
+@pytest.mark.slow(seconds=12)
 def test_master_notebook_runs_and_its_hidden_cells_give_full_points(assignment, tmp_path):
     from autograder.author.build import fresh_bundle_cell
     from autograder.author.notebook import master_notebook
@@ -85,6 +86,7 @@ def test_the_blank_release_alone_runs_to_the_end(assignment, tmp_path):
 THREADS = 'import sys\nprint(sys.modules["torch"].get_num_threads() if "torch" in sys.modules else "no torch")'
 
 
+@pytest.mark.slow(seconds=11)
 def test_solved_release_passes_its_checks_and_shows_its_figures(assignment, tmp_path, monkeypatch):
     """Run top to bottom, demos and training included: does every check pass, every figure show, every claim hold?
 
@@ -175,7 +177,9 @@ def encoder_training(text: str) -> None:
     assert deep["pre-norm"][1] >= 90 and deep["pre-norm"][3] >= 90, deep
     assert max(deep[name][3] for name in names[:2]) < 50 and abs(deep[names[0]][3] - deep[names[1]][3]) <= 10, deep
     post, scaled, pre = (deep[name][4:] for name in names)
-    assert all(9 <= s / p <= 11 for s, p in zip(scaled, post)), (post, scaled)  # Adam's steps, not the gradients
+    # "10 times longer": at the same weights exactly; over 40 steps the two runs part (Adam's eps, the rounding of a
+    # loss 10 times larger), so the means differ by 9 to 11 times on one CPU, 8.6 to 9.3 on another (an AMD EPYC)
+    assert all(7 <= s / p <= 14 for s, p in zip(scaled, post)), (post, scaled)  # Adam's steps, not the gradients
     assert min(post) >= 3 * max(pre) and max(pre) <= 2 * min(pre), (post, pre)  # several times longer; flat
     post_stream, _, post_share = numbers_after("at the start, post-norm (yours):", text)
     pre_stream, _, pre_share = numbers_after("at the start, pre-norm:", text)
