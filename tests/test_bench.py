@@ -7,7 +7,7 @@ from autograder.bench import DeviceRun, Run, bench, class_steps, print_class_ste
 from autograder.errors import KitError
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=55)
 def test_bench_prints_its_figures(capsys):
     figures = bench(n=1, jobs=1, scaling=5)  # the smallest classes: nbgrader runs the whole lesson for each notebook
     print_figures(figures)
@@ -56,7 +56,7 @@ def test_bench_on_the_gpu_is_refused_where_there_is_none(monkeypatch):
         bench(n=2, device="cuda")
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=9)
 def test_the_class_steps_are_timed_alone(capsys):
     """Does --class-steps time grade-all's steps over the class on synthetic classes of each size, as grading leaves
     them and again with nothing changed, and print each step's figures?"""

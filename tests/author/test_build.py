@@ -142,7 +142,7 @@ def test_a_points_change_makes_the_release_stale(monkeypatch, tmp_path):
     assert build.stale(Assignment("mha")) == ["release/mha/mha.ipynb"]
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=19)
 def test_build_puts_a_points_change_into_the_release_and_the_gradebook(tmp_path):
     """In a fresh clone, after changing one number in points.toml, does `build` carry it to the release and gradebook.db?"""
     from nbgrader.api import Gradebook

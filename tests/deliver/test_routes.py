@@ -74,7 +74,7 @@ def course(mha, notebooks, tmp_path_factory):
 AUTOGRADE_LOG = "autograde.log"  # what nbgrader autograde printed, beside the course's folders
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=40)
 def test_nbgrader_autograde_gives_the_kit_points(mha, mha_grader, notebooks, course):
     """Do nbgrader autograde and the grade command give each name the same points?"""
     from nbgrader.api import Gradebook
@@ -113,7 +113,7 @@ def test_nbgrader_carries_errors_forward(mha, course):
     assert "MultiHeadAttention graded with the reference's split_heads, since yours fails its own checks" in outputs
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=26)
 def test_class_points_reach_the_gradebook_and_nbgraders_feedback(mha, notebooks, tmp_path):
     """After grade-all (with the written answers' points a person gave) and `gradebook`, does `nbgrader export` list
     each student's points, the written ones included, and generate_feedback work?"""
@@ -166,7 +166,7 @@ def test_class_points_reach_the_gradebook_and_nbgraders_feedback(mha, notebooks,
     assert "PositionalEncoding: " in page and "of 4 points" in page
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=8)
 def test_the_gradebook_stores_the_record_over_nbgraders_scores(mha, notebooks, course, tmp_path):
     """Does the import replace a score nbgrader autograde wrote by grade-all's, naming it, and keep manual ones when asked?"""
     from nbgrader.api import Gradebook
@@ -239,7 +239,7 @@ def run_gradescope(root):
     return json.loads((root / "results" / "results.json").read_text())
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=20)
 def test_gradescope_bundle_grades_a_fake_tree(mha, gradescope_image, tmp_path):
     """Does run_autograder write results.json as Gradescope reads it, with no note about the course's demo cells?"""
     root = gradescope_tree(mha, tmp_path, image=gradescope_image[0])
@@ -549,7 +549,7 @@ def formgrader(clone, student: str) -> tuple[list[dict], str]:
     return submissions, page
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=84)
 def test_the_readme_nbgrader_loop_works_from_a_fresh_clone(mha, mha_grader, tmp_path):
     """From a fresh clone: build, collect a Canvas download, autograde, formgrader, feedback, export, as the README says?"""
     clone = fresh_clone(tmp_path / "clone")
@@ -604,7 +604,7 @@ def test_the_readme_nbgrader_loop_works_from_a_fresh_clone(mha, mha_grader, tmp_
     assert f"this kernel imports the kit at {KIT_ROOT}" in cell.outputs[-1]["evalue"]
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=57)
 def test_a_forged_autograde_cannot_lower_the_record(mha, tmp_path):
     """Hostile: a notebook that forges its own points and zeroes its classmates' under nbgrader autograde.
 
@@ -677,7 +677,7 @@ def test_a_forged_autograde_cannot_lower_the_record(mha, tmp_path):
     assert exported(clone, tmp_path) == {"lovelaceada-10001": 2.0, "cycy-10002": 0.0, "mallory-10003": 0.0}
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=15)
 def test_no_student_script_reaches_nbgraders_feedback_or_formgrader(mha, tmp_path):
     """After grade-all and `gradebook`, does a script in a student's Markdown, outputs or raw cells stay text in generate_feedback's and formgrader's pages?"""
     (tmp_path / "class").mkdir()

@@ -164,7 +164,7 @@ def hostile_set_with_capabilities(capabilities: list[str], folder: Path) -> dict
     return json.loads(out.read_text())
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=11)
 @pytest.mark.usefixtures("mha_grader")  # the reference's outputs cached, for the kit's copy
 def test_the_pods_capabilities_give_the_uid_tier_and_it_holds(tmp_path):
     """With shards.yaml's capabilities: the uid tier (the hardened one refused: no CAP_SYS_ADMIN), and do the
@@ -178,7 +178,7 @@ def test_the_pods_capabilities_give_the_uid_tier_and_it_holds(tmp_path):
     assert report["changed"] == []
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=14)
 @pytest.mark.usefixtures("mha_grader")  # the reference's outputs cached, for the kit's copy
 def test_a_default_pod_gets_the_uid_tier_and_no_secret_crosses(tmp_path):
     """With a default pod's capabilities (containerd's: no CAP_SYS_ADMIN, no CAP_SYS_PTRACE): the uid tier, and no

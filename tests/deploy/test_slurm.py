@@ -153,6 +153,7 @@ def job_state(env: dict, job: str, timeout: float = 600) -> str:
     return "still running"
 
 
+@pytest.mark.slow(seconds=17)
 def test_a_job_array_of_shards_and_its_merge_are_one_grade_all(cluster, tmp_path):
     """grade-class.sh on a real Slurm: three array tasks each grade their shard, the merge starts once they have ended, and
     its class (summary.csv, Canvas's file, groups, alike pairs, reports, feedback) is one grade-all's?"""

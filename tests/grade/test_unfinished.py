@@ -263,7 +263,7 @@ def test_each_mistake_reads_the_same_in_the_kernel_and_the_self_check_with_the_s
     assert not differ
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=10)
 def test_the_first_mistake_of_each_exercise_grades_the_same_with_the_stubs_lines_kept(assignment, graders, tmp_path):
     """For the first catalogued mistake of each exercise, does ``grade`` give the notebooks with and without the
     stubs' lines under their returns the same points, mistakes named, names graded with the reference standing in,

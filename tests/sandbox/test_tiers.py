@@ -78,7 +78,7 @@ def test_this_machine_grades_in_the_strongest_tier(mha, mha_grader):
         assert "memory" in report.isolation["limits"] and "pids" in report.isolation["limits"]
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=56)
 @pytest.mark.usefixtures("mha_grader")  # the reference's outputs cached, for the kit's copy
 def test_an_ordinary_account_gets_the_userns_tier(shared_out):
     """As an ordinary user grading with a kit of its own (a checkout the account owns and may write): own namespaces
@@ -95,7 +95,7 @@ def test_an_ordinary_account_gets_the_userns_tier(shared_out):
     assert "RLIMIT_AS" in report["tier"]["limits"]  # no cgroup is delegated to nobody here: said so
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=53)
 @pytest.mark.usefixtures("mha_grader")  # the reference's outputs cached, for the kit's copy
 def test_a_container_that_refuses_namespaces_gets_the_uid_tier(tmp_path):
     """As root where namespaces are refused, with the kit unreadable to others and an instructor's umask 077: the
@@ -114,7 +114,7 @@ def test_a_container_that_refuses_namespaces_gets_the_uid_tier(tmp_path):
     assert "not hardened" in report["tier"]["why"]
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=51)
 @pytest.mark.usefixtures("mha_grader")  # the reference's outputs cached, for the kit's copy
 def test_a_container_without_cgroups_gets_the_uid_tier_bounded_by_rlimits(tmp_path):
     """Where namespaces are refused and no cgroup bounds memory (cgroup2 alone, its controllers held by v1
@@ -134,7 +134,7 @@ def test_the_simulated_kit_copy_closes_what_the_tiers_keep_private():
     assert set(PRIVATE) == set(tiers.PRIVATE)
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=53)
 def test_a_cgroup2_only_host_still_gets_the_hardened_tier(tmp_path):
     """Where cgroup2 is the only cgroup file system, graded under an instructor's umask 077: hardened, job cgroups
     for CPU time and kill, rlimits for what they cannot bound."""

@@ -320,7 +320,7 @@ def test_a_written_answer_is_nbgraders_manually_graded_answer(numpy_assignment):
         assert (meta["grade_id"], meta["points"]) == (answer_id, points)
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=12)
 def test_nbgrader_leaves_the_answers_for_a_person_and_counts_their_points(numpy_assignment, tmp_path):
     """After real generate_assignment and autograde, are the answers manual grades with their points, scored by hand only?"""
     from nbgrader.api import Gradebook

@@ -350,6 +350,7 @@ def test_grade_all_loads_no_library_a_rerun_does_not_need():
     assert done.stdout.strip() == "[]"
 
 
+@pytest.mark.slow(seconds=9)
 def test_ctrl_c_stops_quietly_and_a_rerun_resumes(samples, tmp_path):
     """Ctrl-C during grade-all: one line and exit 130, no traceback; does the rerun grade only what is left?"""
     folder = tmp_path / "class"
@@ -487,6 +488,7 @@ def test_workers_write_nothing_when_the_reference_then_fails(samples, tmp_path, 
     assert all("the reference itself loses points" in row["reason"] for row in table.values())
 
 
+@pytest.mark.slow(seconds=21)
 def test_a_busy_neighbour_does_not_time_an_honest_student_out(mha, samples, tmp_path):
     """With a student who spins 60 busy threads graded beside an honest one, does the honest one keep every point?"""
     folder = tmp_path / "class"
