@@ -31,10 +31,10 @@ SHARED_SCOPES = ("class", "module", "package")
 def pytest_collection_modifyitems(config, items):
     """Hand the tests out longest first, each to whichever process is free, those that share a fixture together.
 
-    Under pytest-xdist (`make test`: a process per CPU, --dist loadgroup) a module-scoped fixture is made once per
-    process that runs a test asking for it: the tests of a module that share such a fixture (an nbgrader course, a
-    built Gradescope image, a graded class) are one unit, an xdist group named after the module, and every other test
-    is a unit of its own. Units go out longest first, so that no long one starts late and ends the run alone on one
+    Under pytest-xdist (`make test`: a process more than the CPUs, --dist loadgroup) a module-scoped fixture is made
+    once per process that runs a test asking for it: the tests of a module that share such a fixture (an nbgrader
+    course, a built Gradescope image, a graded class) are one unit, an xdist group named after the module; so are the
+    tests of a group a module names (tests that share a uid's processes); every other test is a unit of its own. Units go out longest first, so that no long one starts late and ends the run alone on one
     process while the other has nothing left to run. Run serially (JOBS=0), a unit's tests stay together too."""
     units: dict[str, list] = {}
     for item in items:
@@ -44,14 +44,19 @@ def pytest_collection_modifyitems(config, items):
     grouping = config.getvalue("loadgroup") if hasattr(config, "workerinput") else False
     for item in items:
         if _unit(item) != item.nodeid:
-            item.add_marker(pytest.mark.xdist_group(_unit(item)))
+            if item.get_closest_marker("xdist_group") is None:
+                item.add_marker(pytest.mark.xdist_group(_unit(item)))
             if grouping:
                 _name_with_group(item, _unit(item))
 
 
 def _unit(item) -> str:
-    """The module (its path in tests/, without .py), for a test that sets up a fixture of class, module or package
-    scope; else the test itself."""
+    """The group a test names (a module whose tests share something of the host's, @pytest.mark.xdist_group); the
+    module (its path in tests/, without .py), for a test that sets up a fixture of class, module or package scope;
+    else the test itself."""
+    named = item.get_closest_marker("xdist_group")
+    if named is not None:
+        return str(named.args[0])
     definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
     shared = any(defs and defs[-1].scope in SHARED_SCOPES for defs in definitions.values())
     return item.nodeid.split("::", 1)[0].removeprefix("tests/").removesuffix(".py") if shared else item.nodeid

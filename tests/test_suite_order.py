@@ -26,24 +26,31 @@ class FakeItem:
         self.marks.append(mark.mark)
 
 
-def test_units_go_out_longest_first_and_a_modules_shared_fixture_keeps_its_tests_together():
+def test_units_go_out_longest_first_and_a_shared_fixture_or_named_group_keeps_its_tests_together():
     items = [
         FakeItem("tests/a.py::test_fast"),
         FakeItem("tests/a.py::test_course_1", 10, ("module",)),
         FakeItem("tests/b.py::test_long", 30),
         FakeItem("tests/a.py::test_course_2", 25, ("module", "function")),
         FakeItem("tests/b.py::test_middle", 20),
+        FakeItem("tests/c.py::test_one_uid", 8),
+        FakeItem("tests/c.py::test_the_same_uid", 8),
     ]
+    for item in items[-2:]:
+        item.add_marker(pytest.mark.xdist_group("c-uids"))  # as a module names a group of its own
     conftest.pytest_collection_modifyitems(SimpleNamespace(getvalue=lambda name: False), items)
     assert [item.nodeid for item in items] == [
         "tests/a.py::test_course_1",  # with test_course_2: 35 s
         "tests/a.py::test_course_2",
         "tests/b.py::test_long",
         "tests/b.py::test_middle",
+        "tests/c.py::test_one_uid",  # 16 s together
+        "tests/c.py::test_the_same_uid",
         "tests/a.py::test_fast",
     ]
     groups = {item.nodeid: [mark.args[0] for mark in item.marks if mark.name == "xdist_group"] for item in items}
     assert groups["tests/a.py::test_course_1"] == groups["tests/a.py::test_course_2"] == ["a"]
+    assert groups["tests/c.py::test_one_uid"] == groups["tests/c.py::test_the_same_uid"] == ["c-uids"]
     assert groups["tests/b.py::test_long"] == groups["tests/a.py::test_fast"] == []
 
 

@@ -17,7 +17,11 @@ from autograder.sandbox.host import uids
 
 STUDENT, OTHER = 64998, 64997  # from the kit's block, never handed out while this test runs (no lock taken)
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="giving files to another uid needs root")
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="giving files to another uid needs root"),
+    # the tests share these two uids' processes, files and System V objects: one process runs them, one by one
+    pytest.mark.xdist_group("sandbox/host/test_uids"),
+]
 
 
 def chain(root, depth: int, uid: int) -> None:
