@@ -31,8 +31,13 @@ def _ignore(signum, frame):
 def interrupt_once() -> None:
     """From now on, the first Ctrl-C or SIGTERM raises KeyboardInterrupt and every later one waits: a grade-all
     worker hears Ctrl-C from the terminal and SIGTERM from its parent at almost the same moment, and the second,
-    caught before its clean-up could ignore it, printed a traceback. The handler ignores both before it raises."""
+    caught before its clean-up could ignore it, printed a traceback. The handler ignores both before it raises.
+
+    Ctrl-C stays ignored where the command was started ignoring it (a shell script's background job, nohup): the
+    command goes on grading then, and its workers must too, or each student left would be a kit error."""
     for number in (signal.SIGINT, signal.SIGTERM):
+        if number == signal.SIGINT and signal.getsignal(number) == signal.SIG_IGN:
+            continue
         signal.signal(number, _interrupt_then_ignore)
 
 

@@ -359,12 +359,7 @@ def test_ctrl_c_stops_quietly_and_a_rerun_resumes(samples, tmp_path):
         shutil.copy(samples["buggy" if n % 2 else "solved"], folder / f"s{n}.ipynb")
     out = tmp_path / "out"
     command = KIT + ["grade-all", str(folder), "-a", "mha", "--out", str(out), "--jobs", "2", "--quiet"]
-    run = subprocess.Popen(command, cwd=KIT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
-    for _ in range(1200):  # a terminal's Ctrl-C goes to the whole foreground group, once the first student is done
-        if list(out.glob("students/*/results.json")) or run.poll() is not None:
-            break
-        time.sleep(0.1)
-    os.killpg(run.pid, signal.SIGINT)
+    run = ctrl_c_after_the_first_student(command, out, ctrl_c=signal.SIG_DFL)  # as a terminal's foreground job
     stdout, stderr = run.communicate(timeout=120)
     assert run.returncode == 130, stdout[-2000:] + stderr[-2000:]
     assert "interrupted: rerun to resume" in stderr and "Traceback" not in stderr, stderr[-3000:]
@@ -377,6 +372,43 @@ def test_ctrl_c_stops_quietly_and_a_rerun_resumes(samples, tmp_path):
         -500:
     ]
     assert sorted(row["status"] for row in rows(out).values()) == ["graded"] * 8
+
+
+def ctrl_c_after_the_first_student(command: list[str], out: Path, ctrl_c) -> subprocess.Popen:
+    """Start grade-all in a process group of its own, with Ctrl-C's disposition ``ctrl_c`` (a terminal's foreground
+    job has SIG_DFL; a shell script's background job, SIG_IGN), whatever the suite itself was started with; then,
+    once the first student is done, send the group Ctrl-C, as a terminal sends it to the whole foreground group."""
+    run = subprocess.Popen(
+        command,
+        cwd=KIT_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, ctrl_c),
+    )
+    for _ in range(1200):
+        if list(out.glob("students/*/results.json")) or run.poll() is not None:
+            break
+        time.sleep(0.1)
+    os.killpg(run.pid, signal.SIGINT)
+    return run
+
+
+@pytest.mark.slow
+def test_a_command_started_ignoring_ctrl_c_grades_every_student_through_it(samples, tmp_path):
+    """Started ignoring Ctrl-C (a script's background job, nohup), does grade-all, workers included, grade the whole
+    class through a Ctrl-C sent to its group, with no student a kit error?"""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for n in range(4):
+        shutil.copy(samples["solved"], folder / f"s{n}.ipynb")
+    out = tmp_path / "out"
+    command = KIT + ["grade-all", str(folder), "-a", "mha", "--out", str(out), "--jobs", "2", "--quiet"]
+    run = ctrl_c_after_the_first_student(command, out, ctrl_c=signal.SIG_IGN)
+    stdout, stderr = run.communicate(timeout=120)
+    assert run.returncode == 0, stdout[-2000:] + stderr[-2000:]
+    assert sorted(row["status"] for row in rows(out).values()) == ["graded"] * 4
 
 
 def test_any_entry_name_and_a_summary_always(samples, tmp_path):
