@@ -34,20 +34,23 @@ def pytest_collection_modifyitems(config, items):
     Under pytest-xdist (`make test`: a process more than the CPUs, --dist loadgroup) a module-scoped fixture is made
     once per process that runs a test asking for it: the tests of a module that share such a fixture (an nbgrader
     course, a built Gradescope image, a graded class) are one unit, an xdist group named after the module; so are the
-    tests of a group a module names (tests that share a uid's processes); every other test is a unit of its own. Units go out longest first, so that no long one starts late and ends the run alone on one
-    process while the other has nothing left to run. Run serially (JOBS=0), a unit's tests stay together too."""
+    tests of a group a module names (tests that share a uid's processes); every other test is a unit of its own.
+    Units go out longest first, so that no long one starts late and ends the run alone on one process while the
+    other has nothing left to run. Run serially (JOBS=0), a unit's tests stay together too."""
     units: dict[str, list] = {}
     for item in items:
         units.setdefault(_unit(item), []).append(item)
     order = sorted(units.values(), key=lambda unit: -sum(map(_cost, unit)))  # stable: file order among equals
     items[:] = [item for unit in order for item in unit]
     grouping = config.getvalue("loadgroup") if hasattr(config, "workerinput") else False
-    for item in items:
-        if _unit(item) != item.nodeid:
+    for name, unit in units.items():
+        if name == unit[0].nodeid:
+            continue  # a test on its own
+        for item in unit:
             if item.get_closest_marker("xdist_group") is None:
-                item.add_marker(pytest.mark.xdist_group(_unit(item)))
+                item.add_marker(pytest.mark.xdist_group(name))
             if grouping:
-                _name_with_group(item, _unit(item))
+                _name_with_group(item, name)
 
 
 def _unit(item) -> str:
