@@ -50,7 +50,7 @@ from .carry import carry_forward
 from .judge import Mismatch
 from .mistakes import callees_first, catalogue, name_mistakes, prepare
 from .plan import Check, collect, hidden_summary
-from .reference import Reference
+from .reference import Reference, one_grading
 from .reference_process import ReferenceProcess
 from .submission import demo_cell_digests
 from .threads import single_threaded
@@ -312,7 +312,7 @@ class Grader:
         GraderMemoryError when grading it took this process past its own memory bound (sandbox/host/own_memory.py)."""
         extra = int(self.config.grader_memory * GiB)
         try:
-            with growth_bounded(extra):
+            with growth_bounded(extra), one_grading(self.assignment):
                 report = self._grade(Path(submission), label)
                 if any(c.process_failure for c in report.checks):
                     self.check_host()  # was it the student's code, or this host?

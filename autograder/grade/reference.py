@@ -18,7 +18,8 @@ import platform
 import sys
 import types
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -239,8 +240,11 @@ class Reference:
 def cache_path(assignment: Assignment) -> Path:
     """Where the outputs are kept: named by everything that decides a grade (grade/deciding.py), the Python and the
     libraries. Hashing the deciding files takes milliseconds, and naming a student's mistakes asks for the store
-    dozens of times: the name is kept while no deciding file is written (its size, times and inode the same)."""
+    dozens of times: the name is kept while no deciding file is written (its size, times and inode the same), and
+    within one grading (``one_grading``) the files are listed and looked at once."""
     which = (assignment.name, str(assignment.folder), str(CACHE))
+    if which in _pinned:
+        return _pinned[which]
     stamp = tuple(_stamp(path) for path in deciding_files(assignment))
     kept = _named.get(which)
     if kept is None or kept[0] != stamp:
@@ -250,6 +254,23 @@ def cache_path(assignment: Assignment) -> Path:
 
 
 _named: dict[tuple[str, str, str], tuple[tuple, Path]] = {}  # (assignment, folder, CACHE) -> (files' stamp, store)
+_pinned: dict[tuple[str, str, str], Path] = {}  # the same key -> the store of the grading under way
+
+
+@contextmanager
+def one_grading(assignment: Assignment) -> Iterator[None]:
+    """Within, the assignment's files count as they were on entry: a grading names its store once, where naming
+    its mistakes would ask for it dozens of times (listing and looking at every deciding file each time, a fifth
+    of a grading's time in the grader). A file written meanwhile counts from the next grading on."""
+    which = (assignment.name, str(assignment.folder), str(CACHE))
+    if which in _pinned:  # a grading within a grading (the host check): the outer one's store
+        yield
+        return
+    _pinned[which] = cache_path(assignment)
+    try:
+        yield
+    finally:
+        del _pinned[which]
 
 
 def _stamp(path: Path) -> tuple:

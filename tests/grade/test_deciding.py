@@ -63,3 +63,19 @@ def test_the_store_follows_an_edit_that_keeps_the_files_size_and_time(copy_of_mh
     assert reference.cache_path(copy_of_mha) != before
     path.write_text(text)
     assert reference.cache_path(copy_of_mha) == before
+
+
+def test_one_grading_names_its_store_once_and_an_edit_counts_from_the_next(copy_of_mha, monkeypatch):
+    """Within one grading, is the store named without listing the deciding files again, and does an edit made
+    meanwhile name a new store once that grading is over?"""
+    path = copy_of_mha.folder / "reference.py"
+    before = reference.cache_path(copy_of_mha)
+    listed = []
+    monkeypatch.setattr(reference, "deciding_files", lambda a: listed.append(a) or deciding_files(a))
+    with reference.one_grading(copy_of_mha):
+        path.write_text(path.read_text() + "\n# edited during a grading\n")
+        with reference.one_grading(copy_of_mha):  # the host check inside a grading: the same store
+            assert reference.cache_path(copy_of_mha) == before
+        assert reference.cache_path(copy_of_mha) == before
+    assert len(listed) == 1  # once, on entry
+    assert reference.cache_path(copy_of_mha) != before
