@@ -145,6 +145,22 @@ def mha_grader(mha, graders):
     return graders(mha)
 
 
+@pytest.fixture(scope="session")
+def built_mha_clone(tmp_path_factory):
+    """A fresh clone after the README's first step, `python -m autograder build mha`: made once, and copied by each
+    test that goes on from there (tests/author/clone.py ``copy_of_clone``); those tests name the xdist group
+    "built mha clone", so that one process makes it. The first build of a clone makes gradebook.db alone: the
+    committed release is up to date."""
+    from .author.clone import fresh_clone, run_in
+
+    clone = fresh_clone(tmp_path_factory.mktemp("built") / "clone")
+    assert not (clone / "gradebook.db").exists()
+    built = run_in(clone, "python", "-m", "autograder", "build", "mha")
+    assert built.returncode == 0, built.stderr[-3000:]
+    assert built.stdout.splitlines()[0] == "mha: gradebook.db", built.stdout
+    return clone
+
+
 @pytest.fixture(params=NAMES)
 def assignment(request):
     """Each assignment in turn."""

@@ -33,6 +33,12 @@ def fresh_clone(target: Path) -> Path:
     return target
 
 
+def copy_of_clone(clone: Path, target: Path) -> Path:
+    """A copy of a clone (the session's built one, tests/conftest.py ``built_mha_clone``) for one test to change."""
+    shutil.copytree(clone, target, symlinks=True)
+    return target
+
+
 def clone_env(clone: Path) -> dict[str, str]:
     """The environment a command of the clone runs in: its kit first, this venv's scripts on PATH."""
     scripts = str(Path(sys.executable).parent)

@@ -23,7 +23,7 @@ from autograder.author.build import write_master
 from autograder.author.notebook import notebook_text
 from autograder.author.release import nbgrader_env, run_nbgrader
 from autograder.author.samples import sample_notebook, sample_path
-from tests.author.clone import clone_env, fresh_clone, run_in
+from tests.author.clone import clone_env, copy_of_clone, run_in
 
 from .routes.test_gradebook import hostile_notebook, rendered_scripts
 from .routes.test_gradescope import METADATA
@@ -550,12 +550,10 @@ def formgrader(clone, student: str) -> tuple[list[dict], str]:
 
 
 @pytest.mark.slow(seconds=84)
-def test_the_readme_nbgrader_loop_works_from_a_fresh_clone(mha, mha_grader, tmp_path):
+@pytest.mark.xdist_group("built mha clone")
+def test_the_readme_nbgrader_loop_works_from_a_fresh_clone(mha, mha_grader, built_mha_clone, tmp_path):
     """From a fresh clone: build, collect a Canvas download, autograde, formgrader, feedback, export, as the README says?"""
-    clone = fresh_clone(tmp_path / "clone")
-    assert not (clone / "gradebook.db").exists()
-    built = run_in(clone, "python", "-m", "autograder", "build", "mha")
-    assert built.returncode == 0 and built.stdout.startswith("mha: gradebook.db"), built.stderr[-3000:]
+    clone = copy_of_clone(built_mha_clone, tmp_path / "clone")  # built as the README's first step says
     export = canvas_export(tmp_path / "canvas.zip", class_notebooks(mha))
     collected = run_in(clone, "python", "-m", "autograder", "collect", str(export), "-a", "mha")
     assert collected.returncode == 0, collected.stderr[-3000:]
@@ -605,7 +603,8 @@ def test_the_readme_nbgrader_loop_works_from_a_fresh_clone(mha, mha_grader, tmp_
 
 
 @pytest.mark.slow(seconds=57)
-def test_a_forged_autograde_cannot_lower_the_record(mha, tmp_path):
+@pytest.mark.xdist_group("built mha clone")
+def test_a_forged_autograde_cannot_lower_the_record(mha, built_mha_clone, tmp_path):
     """Hostile: a notebook that forges its own points and zeroes its classmates' under nbgrader autograde.
 
     What it can do there: replace the function the hidden cells call (a blank notebook
@@ -613,8 +612,7 @@ def test_a_forged_autograde_cannot_lower_the_record(mha, tmp_path):
     What it cannot: do either under grade-all, where it runs sandboxed; nor keep any of
     it once `gradebook` imports grade-all's record, which names every difference.
     """
-    clone = fresh_clone(tmp_path / "clone")
-    assert run_in(clone, "python", "-m", "autograder", "build", "mha").returncode == 0
+    clone = copy_of_clone(built_mha_clone, tmp_path / "clone")
     blank = nbformat.read(mha.release_dir / mha.notebook_name, as_version=4)
     forge = "\n".join(
         [
