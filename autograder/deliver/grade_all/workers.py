@@ -28,6 +28,7 @@ from ...assignments import Assignment
 from ...config import GradingConfig
 from ...errors import KitError
 from ...grade.engine import Grader
+from ...grade.threads import single_threaded
 from ...interrupts import ignore_interrupts, interrupt_once
 from ...results.outcome import KIT_ERROR, Outcome
 from ...results.read import Results, read_results
@@ -76,17 +77,29 @@ def grade_students(
     private: tuple[Path, ...] = (),
 ) -> dict[str, Grading]:
     """Grade each student of todo with a grader prepared once; each one's grading, by key."""
-    # the class views that follow the gradings load their libraries while the zygote starts
+    jobs = max(1, min(jobs, len(todo)))
     with Grader(
-        assignment, config, secret_paths=secrets(extra_read=private), meanwhile=lambda: class_view.preload(assignment)
+        assignment,
+        config,
+        secret_paths=secrets(extra_read=private),
+        meanwhile=lambda: _while_the_zygote_starts(assignment, jobs),
     ) as grader:
         if grader.device_why:  # --device auto's choice, and why: each student's results.json says it too
             print(f"device: {grader.device} ({grader.device_why})", file=sys.stderr)
-        jobs = max(1, min(jobs, len(todo)))
         if jobs == 1:
             grader.check_host()  # the reference must get full marks here before any student is graded
             return _serial(grader, todo, run, progress)
         return _parallel(grader, todo, run, progress, jobs)  # it grades the reference beside the first students
+
+
+def _while_the_zygote_starts(assignment: Assignment, jobs: int) -> None:
+    """What this process does while the sandbox's zygote imports its libraries: the class views that follow the
+    gradings load theirs, and, where workers will fork from here, PyTorch is imported once for all of them (a
+    student whose error is carried forward is graded with the reference run here, and each worker would import
+    PyTorch for its first such student, 1.5 s, on its own)."""
+    class_view.preload(assignment)
+    if jobs > 1 and assignment.framework == "torch":
+        single_threaded(import_torch=True)
 
 
 def grade_student(grader: Grader, submission: Submission, run: Run) -> Grading:
