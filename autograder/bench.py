@@ -9,6 +9,8 @@ one, else from the largest process):
 
 * baseline: ``python -c "import torch"`` (the bare import every grader pays once);
 * one ``grade`` of one submission (the Gradescope and Classroom case);
+* ``grade-all`` of N copies of one correct submission: a class with nothing to carry
+  forward and no mistake to name, where start-up and the class's steps weigh most;
 * ``grade-all`` of a class of N and of 2N: the total, and the marginal cost of a
   submission, (cost(2N) - cost(N)) / N, which start-up does not enter (with --scaling M
   over 2N, from the class of M graded with as many jobs instead: (cost(M) - cost(N)) /
@@ -344,6 +346,11 @@ def bench(
             [sys.executable, "-m", "autograder", "grade", str(paths[1]), "-a", "mha", "--out", str(work / "one")],
             cwd=KIT_ROOT,
         )
+        correct = work / "correct"  # paths[0] holds the reference's code: no mistake, nothing carried forward
+        correct.mkdir()
+        for i in range(n):
+            shutil.copy(paths[0], correct / f"copy{i:04d}.ipynb")
+        copies = run_grade_all(correct, work / "out-correct", jobs, f"grade-all of {n} correct")
         small = run_grade_all(single, work / "out", jobs, f"grade-all of {n}")
         large = run_grade_all(work / "double", work / "out-double", jobs, f"grade-all of {2 * n}")
         nbgrader = nbgrader_autograde(assignment, paths[:n], work / "course")
@@ -355,6 +362,7 @@ def bench(
             "cpus": os.cpu_count(),
             "baseline": baseline,
             "one": one,
+            "copies": copies,
             "small": small,
             "large": large,
             "nbgrader": nbgrader,
@@ -421,6 +429,12 @@ def print_figures(figures: dict) -> None:
         ("bare import torch", base.wall, base.cpu, base.peak_mib),
         ("one grade (one submission)", figures["one"].wall, figures["one"].cpu, figures["one"].peak_mib),
         (
+            f"grade-all, {n} correct copies, {jobs} jobs",
+            figures["copies"].wall,
+            figures["copies"].cpu,
+            figures["copies"].peak_mib,
+        ),
+        (
             f"grade-all, {n} students, {jobs} jobs",
             figures["small"].wall,
             figures["small"].cpu,
@@ -446,6 +460,8 @@ def print_figures(figures: dict) -> None:
     print(
         f"per submission, class of {n} with {jobs} jobs, start-up included: {per:.3f} s = {per / unit:.3f} bare imports"
     )
+    per = figures["copies"].wall / n
+    print(f"per submission, {n} copies of a correct one with {jobs} jobs: {per:.3f} s = {per / unit:.3f} bare imports")
     print(
         f"marginal cost of a submission (classes of {figures['marginal_from'][0]} and {figures['marginal_from'][1]}): "
         f"{figures['marginal_cpu']:.3f} core-s, {figures['marginal_wall']:.3f} s of wall time with {jobs} jobs"

@@ -17,6 +17,7 @@ def test_bench_prints_its_figures(capsys):
     for words in (
         "bare import",
         "one grade",
+        "copies of a correct one",
         "marginal cost of a submission",
         "the checks' own work",
         "the kit's own cost",
@@ -28,6 +29,7 @@ def test_bench_prints_its_figures(capsys):
     ):
         assert words in out
     assert set(figures["own_work"]) == set(autograder.assignments.get("mha").graded)
+    assert figures["copies"].wall > 0 and figures["copies"].cpu > 0
     assert figures["small"].peak_mib > 0 and figures["nbgrader"].peak_mib > 0 and figures["baseline"].cpu > 0
     assert figures["insight"]["size"] == 5 and figures["insight"]["wall"] > 0 and figures["insight"]["cpu"] > 0
 
