@@ -163,9 +163,9 @@ def mha_grader(mha, graders):
 @pytest.fixture(scope="session")
 def built_mha_clone(tmp_path_factory):
     """A fresh clone after the README's first step, `python -m autograder build mha`: made once, and copied by each
-    test that goes on from there (tests/author/clone.py ``copy_of_clone``); those tests name the xdist group
-    "built mha clone", so that one process makes it. The first build of a clone makes gradebook.db alone: the
-    committed release is up to date."""
+    test that goes on from there (tests/author/clone.py ``copy_of_clone``); those tests are marked
+    ``SHARES_THE_BUILT_CLONE``, an xdist group, so that one process makes it. The first build of a clone makes
+    gradebook.db alone: the committed release is up to date."""
     from .author.clone import fresh_clone, run_in
 
     clone = fresh_clone(tmp_path_factory.mktemp("built") / "clone")

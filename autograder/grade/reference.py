@@ -242,7 +242,7 @@ def cache_path(assignment: Assignment) -> Path:
     libraries. Hashing the deciding files takes milliseconds, and naming a student's mistakes asks for the store
     dozens of times: the name is kept while no deciding file is written (its size, times and inode the same), and
     within one grading (``one_grading``) the files are listed and looked at once."""
-    which = (assignment.name, str(assignment.folder), str(CACHE))
+    which = _which(assignment)
     if which in _pinned:
         return _pinned[which]
     stamp = tuple(_stamp(path) for path in deciding_files(assignment))
@@ -253,8 +253,13 @@ def cache_path(assignment: Assignment) -> Path:
     return kept[1]
 
 
-_named: dict[tuple[str, str, str], tuple[tuple, Path]] = {}  # (assignment, folder, CACHE) -> (files' stamp, store)
-_pinned: dict[tuple[str, str, str], Path] = {}  # the same key -> the store of the grading under way
+def _which(assignment: Assignment) -> tuple[str, str, str]:
+    """The key of an assignment's store name: its name, its folder and the cache's folder."""
+    return (assignment.name, str(assignment.folder), str(CACHE))
+
+
+_named: dict[tuple[str, str, str], tuple[tuple, Path]] = {}  # _which -> (files' stamp, store)
+_pinned: dict[tuple[str, str, str], Path] = {}  # _which -> the store of the grading under way
 
 
 @contextmanager
@@ -262,7 +267,7 @@ def one_grading(assignment: Assignment) -> Iterator[None]:
     """Within, the assignment's files count as they were on entry: a grading names its store once, where naming
     its mistakes would ask for it dozens of times (listing and looking at every deciding file each time, a fifth
     of a grading's time in the grader). A file written meanwhile counts from the next grading on."""
-    which = (assignment.name, str(assignment.folder), str(CACHE))
+    which = _which(assignment)
     if which in _pinned:  # a grading within a grading (the host check): the outer one's store
         yield
         return

@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from autograder import KIT_ROOT
 
 
@@ -31,6 +33,10 @@ def fresh_clone(target: Path) -> Path:
         (target / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, target / name)
     return target
+
+
+# The tests that copy the session's built clone run in one process, which builds it once.
+SHARES_THE_BUILT_CLONE = pytest.mark.xdist_group("built mha clone")
 
 
 def copy_of_clone(clone: Path, target: Path) -> Path:

@@ -12,7 +12,7 @@ import pytest
 from autograder import KIT_ROOT
 from autograder.author import build, release
 
-from .clone import copy_of_clone, run_in
+from .clone import SHARES_THE_BUILT_CLONE, copy_of_clone, run_in
 
 
 def test_committed_files_are_fresh(assignment):
@@ -143,7 +143,7 @@ def test_a_points_change_makes_the_release_stale(monkeypatch, tmp_path):
 
 
 @pytest.mark.slow(seconds=19)
-@pytest.mark.xdist_group("built mha clone")
+@SHARES_THE_BUILT_CLONE
 def test_build_puts_a_points_change_into_the_release_and_the_gradebook(built_mha_clone, tmp_path):
     """In a fresh clone, after changing one number in points.toml, does `build` carry it to the release and gradebook.db?"""
     from nbgrader.api import Gradebook

@@ -23,7 +23,7 @@ from autograder.author.build import write_master
 from autograder.author.notebook import notebook_text
 from autograder.author.release import nbgrader_env, run_nbgrader
 from autograder.author.samples import sample_notebook, sample_path
-from tests.author.clone import clone_env, copy_of_clone, run_in
+from tests.author.clone import SHARES_THE_BUILT_CLONE, clone_env, copy_of_clone, run_in
 
 from .routes.test_gradebook import hostile_notebook, rendered_scripts
 from .routes.test_gradescope import METADATA
@@ -550,7 +550,7 @@ def formgrader(clone, student: str) -> tuple[list[dict], str]:
 
 
 @pytest.mark.slow(seconds=84)
-@pytest.mark.xdist_group("built mha clone")
+@SHARES_THE_BUILT_CLONE
 def test_the_readme_nbgrader_loop_works_from_a_fresh_clone(mha, mha_grader, built_mha_clone, tmp_path):
     """From a fresh clone: build, collect a Canvas download, autograde, formgrader, feedback, export, as the README says?"""
     clone = copy_of_clone(built_mha_clone, tmp_path / "clone")  # built as the README's first step says
@@ -603,7 +603,7 @@ def test_the_readme_nbgrader_loop_works_from_a_fresh_clone(mha, mha_grader, buil
 
 
 @pytest.mark.slow(seconds=57)
-@pytest.mark.xdist_group("built mha clone")
+@SHARES_THE_BUILT_CLONE
 def test_a_forged_autograde_cannot_lower_the_record(mha, built_mha_clone, tmp_path):
     """Hostile: a notebook that forges its own points and zeroes its classmates' under nbgrader autograde.
 

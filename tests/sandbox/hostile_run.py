@@ -241,9 +241,13 @@ def folder_state(folder: Path) -> dict[str, tuple[int, int, int, int]]:
     return state
 
 
+def differing(before: dict, after: dict) -> list[str]:
+    """The paths whose state differs between two snapshots (one made, gone, or changed), sorted."""
+    return sorted(path for path in set(before) | set(after) if before.get(path) != after.get(path))
+
+
 def changed_in(folder: Path, before: dict) -> list[str]:
-    after = folder_state(folder)
-    changed = sorted(path for path in set(before) | set(after) if before.get(path) != after.get(path))
+    changed = differing(before, folder_state(folder))
     return [f"grading changed the submission's folder: {changed[:10]}"] if changed else []
 
 
@@ -275,8 +279,7 @@ _CERTIFICATES = re.compile(rb"(\s*-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\s]+--
 
 def changed_kit_files(before: dict[str, tuple], after: dict[str, tuple]) -> list[str]:
     """The kit's files changed between two kit_files(), but for a CA bundle the machine added certificates to."""
-    changed = sorted(path for path in set(before) | set(after) if before.get(path) != after.get(path))
-    return [path for path in changed if not _certificates_appended(path, before.get(path))]
+    return [path for path in differing(before, after) if not _certificates_appended(path, before.get(path))]
 
 
 def _certificates_appended(path: str, before: tuple | None) -> bool:
