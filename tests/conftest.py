@@ -22,18 +22,17 @@ NAMES = assignments.names()
 
 
 def pytest_configure(config):
-    """Before the test processes start: each assignment's master notebook that is missing (source/, the build's
-    output; a fresh clone has none) written as the build writes it. Tests that run nbgrader on it write it
-    otherwise, and in a fresh clone the first such write would land while the hostile set, in another process,
-    checks that no file of the kit changes (as it did, once, in `make test`)."""
+    """Before the test processes start: each assignment's master notebook (source/, the build's output) written
+    as the build writes it, where it is missing (a fresh clone has none) or stale (a checkout whose solutions or
+    build code changed since it was written; unchanged, it is left as it is). Tests that run nbgrader on it write
+    it otherwise, and such a write would land while the hostile set, in another process, checks that no file of
+    the kit changes (as it did in `make test`: in a fresh clone, and in a checkout after an edit)."""
     if hasattr(config, "workerinput"):
         return
-    from autograder.author.build import master_file, write_master
+    from autograder.author.build import write_master
 
     for name in NAMES:
-        assignment = assignments.get(name)
-        if not master_file(assignment).exists():
-            write_master(assignment)
+        write_master(assignments.get(name))
 
 
 # A test's rough cost in seconds, for the order the tests are handed out in: a slow test says its own where it is
