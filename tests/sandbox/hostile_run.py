@@ -31,7 +31,11 @@ from autograder.public.loader import SubmissionError
 HOSTILE = KIT_ROOT / "tests" / "data" / "hostile"
 AFTER = "the reference, graded after the hostile set"
 EXPECTED = json.loads((HOSTILE / "expected.json").read_text())
-CONFIG = {"timeout": 3.0, "memory": 1.0, "processes": 32}
+# 1.5 CPU seconds an exercise: ten times what the reference's dearest exercise takes (display_attention, 0.15 on
+# the course machine), and what each attack that burns CPU until it is stopped burns, six times a run of `make test`.
+# On a GPU, the student's process starts CUDA within its loading's budget (grading's default is 10 s): 3 s there.
+CONFIG = {"timeout": 1.5, "memory": 1.0, "processes": 32}
+CUDA_TIMEOUT = 3.0
 # This run's own token, written into a hostile file where it says RUN-TOKEN: the names of the secret that
 # leave_a_secret.py leaves and look_for_the_secret.py looks for. In the uid tier every grader on a host shares
 # /tmp and System V with the others' students: a secret left by another run graded at the same moment (another
@@ -351,7 +355,8 @@ def main(argv=None) -> int:
     report_of = {}
     work = Path(args.out).with_suffix(".work")
     shutil.rmtree(work, ignore_errors=True)
-    with Grader(mha, GradingConfig(**CONFIG, isolation=args.isolation, device=args.device)) as grader:
+    config = {**CONFIG, "timeout": CONFIG["timeout"] if args.device == "cpu" else CUDA_TIMEOUT}
+    with Grader(mha, GradingConfig(**config, isolation=args.isolation, device=args.device)) as grader:
         tier = {**grader.isolation.as_dict(), "device": grader.device}
         for name in args.only or sorted(EXPECTED):
             folder = work / name.replace("/", "_")
