@@ -1,9 +1,14 @@
 """Does the trusted side's server answer the stand-ins of error carried forward within its bounds, and only then?"""
 
+import json
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import torch
 
+from autograder import KIT_ROOT
 from autograder.grade.carry import MAX_AXIS, MAX_ELEMENTS, MAX_INTEGER, Server
 from autograder.grade.reference import Reference
 from autograder.public.plain_trees import Encoder
@@ -66,3 +71,53 @@ def test_what_the_reference_raises_says_no_line_of_it(reference):
     reply, _ = server.handle(*request("split_heads", torch.zeros(1, 2, 5), 2), nobody)
     assert reply["error"].startswith("RuntimeError: ") and "reference.py" not in reply["error"]
     assert "line" not in reply["error"] and "reshape" not in reply["error"]
+
+
+# In a fresh interpreter, as a carried run's process of the reference is: the gradient of one call of the reference's
+# attention, both of its outputs weighted, and whether answering it imported SymPy (PyTorch does for gradients passed
+# to autograd explicitly: 0.25 s of CPU in each carried run).
+VJP_IN_A_FRESH_PROCESS = """
+import json, sys
+import numpy as np, torch
+from autograder import assignments
+from autograder.grade.carry import Server
+from autograder.grade.reference import Reference
+from autograder.public.plain_trees import Encoder
+
+def request(meta, *values):
+    arrays = {}
+    encoder = Encoder(arrays, [])
+    return {**meta, **{key: encoder.tree(value) for key, value in values}}, arrays
+
+torch.manual_seed(0)
+q, k, v = (torch.randn(1, 2, 3, 4, requires_grad=True) for _ in range(3))
+server = Server(Reference.of(assignments.get("mha")), ["scaled_dot_product_attention"])
+call = {"op": "carry", "kind": "call", "name": "scaled_dot_product_attention"}
+grads = [torch.randn(1, 2, 3, 4), torch.randn(1, 2, 3, 3)]
+found = []
+for autograd_on in (True, False):  # off: asked from within the student's backward pass, as in a notebook's kernel
+    reply, _ = server.handle(*request(call, ("args", (q, k, v)), ("kwargs", {})), None)
+    vjp = {"op": "carry", "kind": "vjp", "call": reply["call"]}
+    with torch.set_grad_enabled(autograd_on):
+        reply, arrays = server.handle(*request(vjp, ("grads", grads)), None)
+    assert reply["error"] is None, reply["error"]
+    found.append([arrays[leaf["a"]].tolist() for leaf in reply["result"]["items"]])
+print(json.dumps({"grads": [g.tolist() for g in grads], "found": found, "sympy": "sympy" in sys.modules}))
+"""
+
+
+def test_a_gradient_through_the_reference_is_its_vector_jacobian_product_and_imports_no_sympy(reference):
+    """Does the server give a call's inputs the vector-Jacobian product of the reference's function for the gradients
+    sent, as autograd computes it, with autograd on or off where it is asked, without importing SymPy?"""
+    done = subprocess.run([sys.executable, "-c", VJP_IN_A_FRESH_PROCESS], capture_output=True, text=True, cwd=KIT_ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    answer = json.loads(done.stdout)
+    assert answer["sympy"] is False
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(1, 2, 3, 4, requires_grad=True) for _ in range(3))
+    outputs = reference.impl.scaled_dot_product_attention(q, k, v)
+    expected = torch.autograd.grad(outputs, (q, k, v), [torch.tensor(g) for g in answer["grads"]])
+    for found in answer["found"]:  # with autograd on, and off
+        for leaf, wanted in zip(found, expected):
+            # float32 sums of 3 to 12 terms, added in another order where the two outputs' paths meet: a few ulps
+            assert np.allclose(leaf, wanted.numpy(), rtol=1e-6, atol=1e-7)
