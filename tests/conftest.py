@@ -1,5 +1,6 @@
 """Shared fixtures: one warm grader per assignment for the whole test session, and after every test
-a check of the results.json files it left against Gradescope's format (tests/results/gradescope_format.py)."""
+a check of the results.json files it left against Gradescope's format (tests/results/gradescope_format.py).
+The Graders a test process builds share their zygotes, one per kind (tests/zygotes.py)."""
 
 import os
 import shutil
@@ -12,12 +13,15 @@ from autograder.config import GradingConfig
 from autograder.grade.engine import Grader
 from autograder.grade.threads import single_threaded
 
+from .zygotes import share_the_graders_zygotes
+
 # The Jupyter kernels the tests start (nbclient, nbgrader autograde) and every process they run draw their
 # figures to Agg and render none: what those tests prove is checks, points and pages, and an inline backend's
 # PNGs were 7 of the 18.5 s a run of mha's lesson takes. One test draws them as a student's Jupyter does
 # (tests/author/test_notebooks.py::test_solved_release_passes_its_checks_and_shows_its_figures).
 os.environ.setdefault("MPLBACKEND", "Agg")
 single_threaded(import_torch=True)  # before any test runs PyTorch: grade-all forks its workers from this process
+share_the_graders_zygotes()
 NAMES = assignments.names()
 
 
