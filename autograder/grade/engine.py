@@ -383,7 +383,10 @@ class Grader:
                 )
             results += mine
         unstarted = self.not_started(results, session)
-        carried = self.carry_forward(results, entry, submission, unstarted)
+        # Code that failed to load (in its own time, memory or process) fails so in every process: a carried run
+        # would load it again and spend the same budget on the same failure. A GPU's failure is not the code's.
+        loaded = session.load_failure is None or session.device_failures
+        carried = self.carry_forward(results, entry, submission, unstarted) if loaded else {}
         self._diagnose_all(results, entry, unstarted, carried)
         for result in results:
             if result.kind == "hidden":  # what grade-all groups students by (deliver/clusters.py)

@@ -388,3 +388,28 @@ def test_an_exercise_the_gpu_fails_is_graded_again_on_the_cpu(mha, mha_grader, m
     reason = on_cpu[0][on_cpu[0].rindex("(CUDA did not start: ") + 1 : -1] if on_cpu else ""
     assert on_cpu == [engine.ON_CPU.format(name=name, reason=reason) for name in mha.graded]
     assert "Torch not compiled with CUDA enabled" in reason  # CUDA's own words, for the instructor
+
+
+def test_code_that_fails_to_load_is_loaded_once_not_again_for_a_carried_run(mha, mha_grader, monkeypatch, tmp_path):
+    """Where a submission's code fails as it loads, does every name lose its points with that reason, from one
+    process: no name graded again with the reference standing in (it would load the same code, and fail the same
+    way, once per carried run)? A failing name's own bug still gets its carried runs (the one-bug sample)."""
+    opened = []
+    open_session = mha_grader.open_session
+
+    def counted(*args, **kwargs):
+        opened.append(args[0])
+        return open_session(*args, **kwargs)
+
+    monkeypatch.setattr(mha_grader, "open_session", counted)
+    failing = tmp_path / "fails_at_import.py"
+    failing.write_text(mha.reference_path.read_text() + "\n\nimport os\n\nos._exit(3)\n")
+    report = mha_grader.grade(failing)
+    assert report.score == 0 and opened.count(failing) == 1  # (the reference may be graded first: the host's check)
+    scored = [c for c in report.hidden if c.max_score]  # (a gate of 0 points reads the source alone)
+    assert all("the process exited while loading your code" in c.message for c in scored)
+    opened.clear()
+    carried = tmp_path / "split_heads_without_transpose.ipynb"
+    carried.write_bytes(sample_path(mha, "split_heads_without_transpose").read_bytes())
+    layer = [c for c in mha_grader.grade(carried).hidden if c.name == "MultiHeadAttention"]
+    assert all(c.carried == ["split_heads"] for c in layer) and opened.count(carried) > 1

@@ -241,6 +241,11 @@ class Session:
         return ""
 
     @property
+    def load_failure(self) -> str | None:
+        """Why the student's code failed to load, failing every name (None where it loaded, or is not loaded yet)."""
+        return self._load_failure
+
+    @property
     def _on_gpu(self) -> bool:
         return self.device.startswith("cuda")
 
