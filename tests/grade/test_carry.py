@@ -106,6 +106,7 @@ print(json.dumps({"grads": [g.tolist() for g in grads], "found": found, "sympy":
 """
 
 
+@pytest.mark.slow(seconds=3)  # a fresh interpreter, as the reference's process in a carried run is
 def test_a_gradient_through_the_reference_is_its_vector_jacobian_product_and_imports_no_sympy(reference):
     """Does the server give a call's inputs the vector-Jacobian product of the reference's function for the gradients
     sent, as autograd computes it, with autograd on or off where it is asked, without importing SymPy?"""

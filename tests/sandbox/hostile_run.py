@@ -32,7 +32,8 @@ HOSTILE = KIT_ROOT / "tests" / "data" / "hostile"
 AFTER = "the reference, graded after the hostile set"
 EXPECTED = json.loads((HOSTILE / "expected.json").read_text())
 # 1.5 CPU seconds an exercise: ten times what the reference's dearest exercise takes (display_attention, 0.15 on
-# the course machine), and what each attack that burns CPU until it is stopped burns, six times a run of `make test`.
+# the course machine). Each attack that burns CPU until it is stopped burns that much in every run of the set, and
+# `make test` runs it whole in five hosts.
 # On a GPU, the student's process starts CUDA within its loading's budget (grading's default is 10 s): 3 s there.
 CONFIG = {"timeout": 1.5, "memory": 1.0, "processes": 32}
 CUDA_TIMEOUT = 3.0
