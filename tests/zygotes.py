@@ -64,13 +64,13 @@ class Shelf:
         self.idle: dict[tuple, Zygote] = {}
         atexit.register(self.close_all)
 
-    def take(self, probes: tuple[str, ...] = (), torch: bool = True, **options) -> SharedZygote:
+    def take(self, probes: tuple[str, ...] = (), torch: bool = True) -> SharedZygote:
         key = (probes, tuple(_stamp(path) for path in probes), torch, tuple(sorted(zygote_environment().items())))
-        zygote = self.idle.pop(key, None) if os.getpid() == self.pid and not options else None
+        zygote = self.idle.pop(key, None) if os.getpid() == self.pid else None
         if zygote is None or not _healthy(zygote):
             if zygote is not None:
                 zygote.close()
-            zygote = Zygote(probes=probes, torch=torch, **options)
+            zygote = Zygote(probes=probes, torch=torch)
         return SharedZygote(self, key, zygote)
 
     def give_back(self, key: tuple, zygote: Zygote) -> None:

@@ -385,7 +385,7 @@ class Grader:
         unstarted = self.not_started(results, session)
         # Code that failed to load (in its own time, memory or process) fails so in every process: a carried run
         # would load it again and spend the same budget on the same failure. A GPU's failure is not the code's.
-        loaded = session.load_failure is None or session.device_failures
+        loaded = session.load_failure is None or bool(session.device_failures)
         carried = self.carry_forward(results, entry, submission, unstarted) if loaded else {}
         self._diagnose_all(results, entry, unstarted, carried)
         for result in results:
