@@ -94,8 +94,13 @@ def _name_with_group(item, group: str) -> None:
 
 
 def _cost(item) -> float:
+    """About how long a test takes: its slow mark's seconds, else its takes mark's (a test make check keeps that is
+    long only where a cache starts cold, as in a fresh clone), else a fast test's."""
     mark = item.get_closest_marker("slow")
-    return FAST if mark is None else float(mark.kwargs.get("seconds", SLOW_DEFAULT))
+    if mark is not None:
+        return float(mark.kwargs.get("seconds", SLOW_DEFAULT))
+    mark = item.get_closest_marker("takes")
+    return FAST if mark is None else float(mark.kwargs["seconds"])
 
 
 @pytest.fixture(autouse=True)

@@ -10,11 +10,13 @@ from . import conftest
 
 
 class FakeItem:
-    """What the ordering reads of a collected test: its id, its slow mark, the scopes of its fixtures."""
+    """What the ordering reads of a collected test: its id, its slow (or takes) mark, the scopes of its fixtures."""
 
-    def __init__(self, nodeid: str, seconds: float | None = None, scopes: tuple[str, ...] = ("function",)):
+    def __init__(
+        self, nodeid: str, seconds: float | None = None, scopes: tuple[str, ...] = ("function",), mark: str = "slow"
+    ):
         self.nodeid = nodeid
-        self.marks = [] if seconds is None else [pytest.mark.slow(seconds=seconds).mark]
+        self.marks = [] if seconds is None else [getattr(pytest.mark, mark)(seconds=seconds).mark]
         self._fixtureinfo = SimpleNamespace(
             name2fixturedefs={f"f{i}": [SimpleNamespace(scope=scope)] for i, scope in enumerate(scopes)}
         )
@@ -35,8 +37,9 @@ def test_units_go_out_longest_first_and_a_shared_fixture_or_named_group_keeps_it
         FakeItem("tests/b.py::test_middle", 20),
         FakeItem("tests/c.py::test_one_uid", 8),
         FakeItem("tests/c.py::test_the_same_uid", 8),
+        FakeItem("tests/d.py::test_cold_cache", 18, mark="takes"),  # not slow: make check runs it
     ]
-    for item in items[-2:]:
+    for item in items[5:7]:
         item.add_marker(pytest.mark.xdist_group("c-uids"))  # as a module names a group of its own
     conftest.pytest_collection_modifyitems(SimpleNamespace(getvalue=lambda name: False), items)
     assert [item.nodeid for item in items] == [
@@ -44,6 +47,7 @@ def test_units_go_out_longest_first_and_a_shared_fixture_or_named_group_keeps_it
         "tests/a.py::test_course_2",
         "tests/b.py::test_long",
         "tests/b.py::test_middle",
+        "tests/d.py::test_cold_cache",  # 18 s by its takes mark, not a fast test's 0.05
         "tests/c.py::test_one_uid",  # 16 s together
         "tests/c.py::test_the_same_uid",
         "tests/a.py::test_fast",
