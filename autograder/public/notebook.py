@@ -9,19 +9,28 @@ A demo cell whose first line is ``# needs: Embeddings, MultiHeadAttention`` runs
 once those exercises pass their visible checks, judged again whenever their code or
 the code of an exercise they call changes, and once every name it reads is defined;
 until then it says what it waits for and what to fix: an exercise that passes only
-with the reference standing in for one it calls names that one.
+with the reference standing in for one it calls names that one. Under ``nbgrader
+autograde`` it does not run at all: it earns no points, and the hidden cells that
+follow grade the exercises (a correct notebook's demos, the training run among them,
+are most of its autograde's time).
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
+import os
 import re
 
 from .probing import FRAME_NAMES, Implementation
 from .selfcheck import VisibleChecks, exercises_called, globals_of, not_started, report
 
 NEEDS = re.compile(r"^#\s*needs:\s*(.*)$")
+# nbgrader autograde sets NBGRADER_EXECUTION=autograde in the kernel, for cells to skip there (its FAQ).
+AUTOGRADING = (
+    "This cell does not run while nbgrader autogrades the notebook: a demonstration earns no points, and the "
+    "hidden cells grade the exercises themselves."
+)
 
 
 class SelfCheck:
@@ -236,6 +245,9 @@ def setup_notebook(selfcheck: SelfCheck) -> None:
     FRAME_NAMES.append(_cell_name(shell))
 
     def wait_for_exercises(line: str, cell: str):
+        if os.environ.get("NBGRADER_EXECUTION") == "autograde":
+            print(AUTOGRADING)
+            return None
         names = [name.strip() for name in line.split(",") if name.strip()]
         missing = [name for name in names if name not in shell.user_ns]
         if missing:

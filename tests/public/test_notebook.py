@@ -224,6 +224,18 @@ def test_a_demo_cell_runs_only_once_what_it_needs_is_there(shell, capsys):
     assert shell.ran == ["print(softmax)\n"]
 
 
+def test_a_demo_cell_does_not_run_while_nbgrader_autogrades(shell, capsys, monkeypatch):
+    """Under nbgrader autograde (NBGRADER_EXECUTION=autograde in its kernel) does a demo cell say that it does not run,
+    and not run, where it would run otherwise, as under nbgrader validate?"""
+    magic = shell.magics[("cell", "selfcheck_needs")]
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    magic("softmax", "print(softmax)\n")
+    assert capsys.readouterr().out == notebook.AUTOGRADING + "\n" and shell.ran == []
+    monkeypatch.setenv("NBGRADER_EXECUTION", "validate")
+    magic("softmax", "print(softmax)\n")
+    assert shell.ran == ["print(softmax)\n"]
+
+
 def test_an_error_in_a_cell_is_placed_in_the_cell_jupyter_names(shell):
     """Does a file Jupyter compiled a cell into read as "cell In [n]" in a message, and another file as itself?"""
     (name_of,) = notebook.FRAME_NAMES
