@@ -54,7 +54,7 @@ from ..sandbox.host.session import StudentError
 from .behaviour import plain
 from .judge import Mismatch
 from .plan import Check, collect
-from .reference import OutputStore, Reference, exec_source, store_of
+from .reference import OutputStore, Reference, computing, exec_source, store_of
 
 PAIRS_AT_MOST = 64  # pairs of partial explanations tried for one name: the search stays bounded
 
@@ -168,16 +168,19 @@ def prepare(assignment: Assignment, calls: dict) -> None:
     store = store_of(assignment)
     if store.complete:
         return
-    for mistake in catalogue(assignment):
-        made = with_mistake(assignment, mistake)
-        for name in {mistake.target} | callers(assignment)[mistake.target]:
-            for call in calls.get(name, []):
-                try:
-                    made.outputs(call.probe, call.inputs)
-                except Exception:
-                    continue  # a broken entry: the kit's tests catch it
-            signature(assignment, mistake, name)
-    store.save(complete=True)
+    with computing(store):  # graders started together on one kit compute it once
+        if store.complete:  # saved by another while this one waited
+            return
+        for mistake in catalogue(assignment):
+            made = with_mistake(assignment, mistake)
+            for name in {mistake.target} | callers(assignment)[mistake.target]:
+                for call in calls.get(name, []):
+                    try:
+                        made.outputs(call.probe, call.inputs)
+                    except Exception:
+                        continue  # a broken entry: the kit's tests catch it
+                signature(assignment, mistake, name)
+        store.save(complete=True)
 
 
 # ---------------------------------------------------------------- what a mistake fails

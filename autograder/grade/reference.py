@@ -5,7 +5,9 @@ mistakes, the probes, the graders' inputs, the kit's engine and the libraries st
 same, so they are computed once and kept on disk, in one store per assignment
 (build/cache/<assignment>-<digest>.npz: arrays, and a JSON index; no pickle). A grader
 that finds them there runs neither the reference nor a mistake, and does not import
-PyTorch to judge a submission or to name its mistake.
+PyTorch to judge a submission or to name its mistake. Graders that find none at once
+(a class's shards on one machine, the course's commands started together) compute it
+one at a time (``computing``): the others wait, and read what the first saved.
 """
 
 from __future__ import annotations
@@ -97,6 +99,17 @@ class OutputStore:
     def put(self, label: str, key: str, value: Outputs) -> None:
         self.new[f"{label} {key}"] = value
 
+    def refresh(self) -> None:
+        """Read again what another grader saved meanwhile (its outputs, its notes, whether the store is complete),
+        keeping what this one computed and has not saved."""
+        try:
+            stored = json.loads(self.path.with_suffix(".json").read_text())
+            index, complete, notes = stored["index"], stored["complete"], dict(stored.get("notes", {}))
+        except (OSError, ValueError, KeyError, TypeError):
+            return
+        self.index, self.complete, self._opened_by = index, complete, None
+        self.notes = {**notes, **self.notes}
+
     def note(self, key: str):
         """A fact kept beside the outputs (None: not kept yet)."""
         return self.notes.get(key)
@@ -151,6 +164,36 @@ class OutputStore:
         prune(self.path)
 
 
+@contextmanager
+def computing(store: OutputStore) -> Iterator[None]:
+    """Within, this grader alone computes the store (a lock beside it, held until the block ends); a grader that
+    waited for another finds, on entry, what that one saved (OutputStore.refresh). Where the cache's folder cannot
+    be written, each grader computes its own, as without a cache."""
+    handle = _opened_lock(store.path.with_suffix(".lock"))
+    if handle is None:
+        yield
+        return
+    try:
+        import fcntl  # here: _opened_lock found it
+
+        fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file is closed, or its process ends
+        store.refresh()
+        yield
+    finally:
+        os.close(handle)
+
+
+def _opened_lock(path: Path) -> int | None:
+    """The lock file, opened; None where it cannot be (a folder not writable, a system without fcntl)."""
+    try:
+        import fcntl  # noqa: F401  # a POSIX module
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(path, os.O_RDWR | os.O_CREAT, CACHE_MODE)
+    except (ImportError, OSError):
+        return None
+
+
 KEEP = 4  # stores kept per assignment: a few Pythons or kit versions in use on one machine each keep theirs
 
 
@@ -165,8 +208,8 @@ def prune(path: Path) -> None:
         stores.sort(key=lambda p: p.stat().st_mtime, reverse=True)
         for old in stores[KEEP:]:
             if old != path:
-                old.unlink(missing_ok=True)
-                old.with_suffix(".json").unlink(missing_ok=True)
+                for part in (old, old.with_suffix(".json"), old.with_suffix(".lock")):
+                    part.unlink(missing_ok=True)
     except OSError:
         return
 

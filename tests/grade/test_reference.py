@@ -2,13 +2,14 @@
 
 import os
 import stat
+import threading
 
 import numpy as np
 import pytest
 
 from autograder.assignments import discover
 from autograder.grade import reference
-from autograder.grade.reference import CACHE_MODE, KEEP, OutputStore, Reference, exec_source, store_of
+from autograder.grade.reference import CACHE_MODE, KEEP, OutputStore, Reference, computing, exec_source, store_of
 from autograder.public import probing, wire
 
 NUMPY = discover()["attention_numpy"]
@@ -91,6 +92,50 @@ def test_a_store_with_nothing_new_is_not_written_again(tmp_path):
     store = OutputStore(tmp_path / "mha-abc.npz")
     store.save(complete=False)
     assert not (tmp_path / "mha-abc.npz").exists()
+
+
+def test_a_grader_that_waits_for_another_computing_the_store_reads_what_it_saved(tmp_path):
+    """Two graders of one kit with no store yet: while the first computes it, does the second wait, and then find the
+    first's outputs and the store complete, keeping what it computed itself meanwhile?"""
+    path = tmp_path / "mha-abc.npz"
+    first, second = OutputStore(path), OutputStore(path)
+    second.put("reference", "own", ({"out": np.array([5.0])}, None))  # computed before it asked for the store
+    seen = []
+
+    def waits():
+        with computing(second):
+            seen.append((second.complete, second.get("reference", "k"), second.get("reference", "own")))
+
+    with computing(first):
+        waiter = threading.Thread(target=waits)
+        waiter.start()  # it asks for the store while the first holds it
+        first.put("reference", "k", ({"out": np.array([1.0])}, None))
+        first.save(complete=True)
+        seen.append("first saved")
+    waiter.join(timeout=60)
+    assert seen[0] == "first saved" and len(seen) == 2
+    complete, theirs, own = seen[1]
+    assert complete and theirs[0]["out"].tolist() == [1.0] and own[0]["out"].tolist() == [5.0]
+    assert stat.S_IMODE(os.stat(path.with_suffix(".lock")).st_mode) == CACHE_MODE
+
+
+def test_a_grader_computes_no_mistake_another_saved_while_it_waited(monkeypatch, tmp_path):
+    """Does prepare(), finding the store complete once another grader's computing ends, run no mistake at all?"""
+    from autograder.grade import mistakes
+
+    monkeypatch.setattr(reference, "CACHE", tmp_path)
+    store = store_of(NUMPY)
+    assert store.path.parent == tmp_path and not store.complete
+    done = []
+    with computing(OutputStore(store.path)):  # another grader, computing
+        waiter = threading.Thread(target=lambda: done.append(mistakes.prepare(NUMPY, {})))
+        monkeypatch.setattr(mistakes, "with_mistake", lambda *a: pytest.fail("a mistake was run again"))
+        waiter.start()
+        other = OutputStore(store.path)
+        other.put("reference", "k", ({"out": np.zeros(1)}, None))
+        other.save(complete=True)
+    waiter.join(timeout=60)
+    assert done == [None] and store.complete
 
 
 def test_the_reference_runs_each_probe_call_once_across_graders(tmp_path):
