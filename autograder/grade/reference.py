@@ -186,7 +186,7 @@ def computing(store: OutputStore) -> Iterator[None]:
 def _opened_lock(path: Path) -> int | None:
     """The lock file, opened; None where it cannot be (a folder not writable, a system without fcntl)."""
     try:
-        import fcntl  # noqa: F401  # a POSIX module
+        import fcntl  # noqa: F401  # here: a POSIX module, absent elsewhere
 
         path.parent.mkdir(parents=True, exist_ok=True)
         return os.open(path, os.O_RDWR | os.O_CREAT, CACHE_MODE)
