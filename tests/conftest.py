@@ -169,18 +169,23 @@ def mha_grader(mha, graders):
 
 
 @pytest.fixture(scope="session")
-def built_mha_clone(tmp_path_factory):
+def built_mha_clone(tmp_path_factory, mha_grader):
     """A fresh clone after the README's first step, `python -m autograder build mha`: made once, and copied by each
     test that goes on from there (tests/author/clone.py ``copy_of_clone``); those tests are marked
     ``SHARES_THE_BUILT_CLONE``, an xdist group, so that one process makes it. The first build of a clone makes
-    gradebook.db alone: the committed release is up to date."""
+    gradebook.db alone: the committed release is up to date. The clone keeps the reference's outputs this
+    checkout's grader has cached (mha_grader), as a kit that has graded does: the tests that go on from here are
+    about nbgrader and the routes, not about a first grading's cache (the Gradescope image's set-up computes its
+    own, tests/deliver/routes/test_gradescope.py)."""
     from .author.clone import fresh_clone, run_in
+    from .hosts.kit_python import copy_stores
 
     clone = fresh_clone(tmp_path_factory.mktemp("built") / "clone")
     assert not (clone / "gradebook.db").exists()
     built = run_in(clone, "python", "-m", "autograder", "build", "mha")
     assert built.returncode == 0, built.stderr[-3000:]
     assert built.stdout.splitlines()[0] == "mha: gradebook.db", built.stdout
+    copy_stores(clone / "build" / "cache")
     return clone
 
 

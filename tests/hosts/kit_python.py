@@ -49,20 +49,22 @@ def private_copy(kit: Path) -> Path:
         else:
             shutil.copy(source, kit / part)
     (kit / "build").mkdir()
-    _copy_stores(kit / "build" / "cache")
+    copy_stores(kit / "build" / "cache")
     for private in PRIVATE:
         os.chmod(kit / private, 0o700)
     os.chmod(kit, 0o755)
     return kit
 
 
-def _copy_stores(target: Path) -> None:
+def copy_stores(target: Path) -> None:
     """Each assignment's store of reference outputs for its files as they are, where this repository has it (a store
-    saved meanwhile leaves the copied index beside other arrays: each entry then finds its own outputs or none)."""
+    saved meanwhile leaves the copied index beside other arrays: each entry then finds its own outputs or none). One
+    the copy has made already (a build's) is replaced: the same files name the same store, and a grader's holds what
+    a build's does."""
     from autograder import assignments
     from autograder.grade.reference import cache_path
 
-    target.mkdir()
+    target.mkdir(parents=True, exist_ok=True)
     for assignment in assignments.discover().values():
         store = cache_path(assignment)
         for part in (store.with_suffix(".json"), store):
