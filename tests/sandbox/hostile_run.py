@@ -256,12 +256,18 @@ def changed_in(folder: Path, before: dict) -> list[str]:
     return [f"grading changed the submission's folder: {changed[:10]}"] if changed else []
 
 
+# What the kit's own processes and the tests beside the set write while it runs: bytecode, the tests' tools, the kit's
+# caches and outputs, git's files, and the type checker's cache (mypy's test writes it while another process of the
+# suite runs the set).
+NOT_THE_KITS = ("__pycache__", ".tools", "build", "out", ".git", ".mypy_cache")
+
+
 def kit_files() -> dict[str, tuple]:
     """(size, mtime) of every file of the kit, its virtual environment included; for a CA bundle, its digest too
     (changed_kit_files)."""
     found: dict[str, tuple] = {}
     for folder, folders, files in os.walk(KIT_ROOT):
-        folders[:] = [f for f in folders if f not in ("__pycache__", ".tools", "build", "out", ".git")]
+        folders[:] = [f for f in folders if f not in NOT_THE_KITS]
         for name in files:
             path = os.path.join(folder, name)
             try:
