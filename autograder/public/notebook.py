@@ -10,9 +10,10 @@ once those exercises pass their visible checks, judged again whenever their code
 the code of an exercise they call changes, and once every name it reads is defined;
 until then it says what it waits for and what to fix: an exercise that passes only
 with the reference standing in for one it calls names that one. Under ``nbgrader
-autograde`` it does not run at all: it earns no points, and the hidden cells that
-follow grade the exercises (a correct notebook's demos, the training run among them,
-are most of its autograde's time).
+autograde`` it does not run at all, unless it defines an exercise (a student's code
+written there): it earns no points, and the hidden cells that follow grade the
+exercises (a correct notebook's demos, the training run among them, are most of its
+autograde's time).
 """
 
 from __future__ import annotations
@@ -194,6 +195,25 @@ def needed_names(source: str) -> list[str] | None:
     return [name.strip() for name in match.group(1).split(",") if name.strip()]
 
 
+def defined_names(source: str) -> set[str]:
+    """The names a cell's own statements define (a def, a class, an assignment, an import): empty where it does not
+    parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    found: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            found.update(n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    return found
+
+
 def unbound_names(source: str, namespace: dict) -> list[str]:
     """The names a cell reads that nothing defines: not the cell itself (anywhere in it: an assignment, a
     def, an import, a loop's or a function's variable), not ``namespace``, not Python's builtins. Empty
@@ -245,8 +265,9 @@ def setup_notebook(selfcheck: SelfCheck) -> None:
     FRAME_NAMES.append(_cell_name(shell))
 
     def wait_for_exercises(line: str, cell: str):
-        if os.environ.get("NBGRADER_EXECUTION") == "autograde":
-            print(AUTOGRADING)
+        autograding = os.environ.get("NBGRADER_EXECUTION") == "autograde"
+        if autograding and not defined_names(shell.transform_cell(cell)) & set(selfcheck.visible.names):
+            print(AUTOGRADING)  # a cell that defines an exercise (a student's) runs as it would otherwise
             return None
         names = [name.strip() for name in line.split(",") if name.strip()]
         missing = [name for name in names if name not in shell.user_ns]

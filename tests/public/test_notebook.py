@@ -226,14 +226,25 @@ def test_a_demo_cell_runs_only_once_what_it_needs_is_there(shell, capsys):
 
 def test_a_demo_cell_does_not_run_while_nbgrader_autogrades(shell, capsys, monkeypatch):
     """Under nbgrader autograde (NBGRADER_EXECUTION=autograde in its kernel) does a demo cell say that it does not run,
-    and not run, where it would run otherwise, as under nbgrader validate?"""
+    and not run, where it would run otherwise, as under nbgrader validate; and does one that defines an exercise (a
+    student's code written there) still run?"""
     magic = shell.magics[("cell", "selfcheck_needs")]
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     magic("softmax", "print(softmax)\n")
     assert capsys.readouterr().out == notebook.AUTOGRADING + "\n" and shell.ran == []
+    written_there = "def softmax(x, axis=-1):\n    return x\n"  # a student's exercise, in a demo cell
+    magic("softmax", written_there)
+    assert shell.ran == [written_there]
     monkeypatch.setenv("NBGRADER_EXECUTION", "validate")
     magic("softmax", "print(softmax)\n")
-    assert shell.ran == ["print(softmax)\n"]
+    assert shell.ran == [written_there, "print(softmax)\n"]
+
+
+def test_the_names_a_cell_defines_are_its_own_statements():
+    """Does defined_names read a cell's defs, classes, assignments and imports, not a name a function binds inside?"""
+    cell = "import numpy as np, os.path\ndef f(x):\n    inner = x\nclass C: pass\na, (b, c) = 1, (2, 3)\nd: int = 4\n"
+    assert notebook.defined_names(cell) == {"np", "os", "f", "C", "a", "b", "c", "d"}
+    assert notebook.defined_names("x = (") == set()
 
 
 def test_an_error_in_a_cell_is_placed_in_the_cell_jupyter_names(shell):
