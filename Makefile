@@ -83,7 +83,7 @@ $(STAMP): requirements.lock pyproject.toml
 	rm -f $(STAMP)
 	$(PYTHON) -m venv --clear $(VENV)
 	@echo "Installing requirements.lock into $(VENV) (the first time takes a few minutes)"
-	rm -rf $(VENV)/lock-shares && mkdir $(VENV)/lock-shares
+	mkdir $(VENV)/lock-shares
 	awk -v n=$(SHARES) -v dir=$(VENV)/lock-shares '$(SPLIT_LOCK)' requirements.lock requirements.lock
 	if [ -f $(VENV)/lock-shares/first.txt ]; then $(PIP) install --quiet --no-deps -r $(VENV)/lock-shares/first.txt; fi
 	ls $(VENV)/lock-shares/[0-9]*.txt | xargs -n 1 -P $(CPUS) $(PIP) install --quiet --no-deps -r
