@@ -10,6 +10,10 @@ their cgroups and scratch behind. Raised as KeyboardInterrupt instead, it unwind
 from __future__ import annotations
 
 import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+_HELD = {signal.SIGINT, signal.SIGTERM}
 
 
 def interrupt_on_terminate() -> None:
@@ -53,5 +57,31 @@ def _interrupt(signum, frame):
 def end_on_terminate() -> None:
     """A multiprocessing pool's worker: SIGTERM ends it, as the pool expects when it closes. A worker forked from a
     command inherits interrupt_on_terminate's handler, which left workers stuck on the pool's locks (a worker's
-    KeyboardInterrupt mid-task) and the command waiting for them for ever: every fork pool starts with this."""
+    KeyboardInterrupt mid-task) and the command waiting for them for ever: every fork pool starts with this, its
+    initializer, and forks held_while_forking(); what the fork held comes through now, SIGTERM ending the worker."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    let_through()
+
+
+@contextmanager
+def held_while_forking() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait while this thread forks, and in each child until it calls let_through(), inside its
+    own try or once its own handlers are set.
+
+    A child forked from a command runs the command's handler until it sets its own. A signal arriving between
+    fork() and the child's first try (a pool closing on a worker not yet started, Slurm's SIGTERM to the job)
+    raised KeyboardInterrupt in multiprocessing's own code, outside its try, and the child went on as a second copy
+    of the command: a second grade-all, a test session's worker reporting Ctrl-C. Held, it waits in the kernel
+    until the child is ready for it. Threads started meanwhile (a pool's, which fork its replacement workers) keep
+    them held for good: the main thread takes them. A raw os.fork() child must not leave the ``with`` (it would let
+    them through there): it ends with os._exit inside."""
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def let_through() -> None:
+    """What held_while_forking() held comes through now: a child forked there calls it once ready."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)

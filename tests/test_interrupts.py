@@ -1,12 +1,20 @@
 """Does SIGTERM stop a command as Ctrl-C does, unwinding its clean-up, and can a clean-up hold both off?"""
 
+import multiprocessing
 import os
 import signal
 import time
+from pathlib import Path
 
-from autograder.interrupts import ignore_interrupts, interrupt_on_terminate, interrupt_once
+from autograder.interrupts import (
+    held_while_forking,
+    ignore_interrupts,
+    interrupt_on_terminate,
+    interrupt_once,
+    let_through,
+)
 
-from .sandbox.forked import in_a_child
+from .sandbox.forked import in_a_child, sigterm_as_it_forks
 
 
 def _terminated_in_a_try() -> list[str]:
@@ -62,3 +70,30 @@ def test_a_second_signal_at_the_same_moment_is_ignored():
     """With interrupt_once (a grade-all worker), do Ctrl-C and SIGTERM arriving together raise one
     KeyboardInterrupt, the clean-up running to its end, where two would interrupt the clean-up itself?"""
     assert in_a_child(_interrupted_twice) == ["interrupted", "cleaned up"]
+
+
+def _worker_told_as_it_forks(folder: str) -> str:
+    interrupt_on_terminate()  # the command's handler, which the child inherits
+    os.register_at_fork(after_in_child=sigterm_as_it_forks(f"{folder}/fired"))
+
+    def worker() -> None:
+        interrupt_once()
+        try:
+            let_through()
+            Path(folder, "seen").write_text("ran its work")
+        except KeyboardInterrupt:
+            Path(folder, "seen").write_text("interrupted in its try")
+
+    process = multiprocessing.get_context("fork").Process(target=worker)
+    with held_while_forking():
+        process.start()
+    process.join()
+    return Path(folder, "seen").read_text()
+
+
+def test_a_signal_as_a_worker_forks_waits_for_its_try(tmp_path):
+    """A SIGTERM that reaches a forked worker before its own handler is set ran the command's handler there: its
+    KeyboardInterrupt was raised in multiprocessing's code (here: in the at-fork hook, where Python drops it; at
+    fork()'s return, the worker went on as a second copy of the command). Held across the fork, does it wait until
+    the worker is inside its try, and interrupt it there?"""
+    assert in_a_child(lambda: _worker_told_as_it_forks(str(tmp_path))) == "interrupted in its try"

@@ -23,6 +23,7 @@ from pathlib import Path
 from .. import KIT_ROOT
 from ..assignments import Assignment
 from ..config import GradingConfig
+from ..interrupts import held_while_forking, let_through
 from ..public import trees
 from .engine import ON_CPU, Grader
 from .mistakes import catalogue
@@ -119,7 +120,8 @@ def grade_each(grader, paths: dict[str, Path], jobs: int) -> dict[str, dict[str,
         tasks.put(None)
         worker_grader = grader.for_worker()
         process = context.Process(target=_worker, args=(worker_grader, tasks, done), daemon=True)
-        process.start()
+        with held_while_forking():
+            process.start()
         worker_grader.runtime.zygote.sock.close()  # the worker holds it now
         workers.append(process)
     found: dict[str, dict[str, float]] = {}
@@ -141,6 +143,7 @@ def grade_each(grader, paths: dict[str, Path], jobs: int) -> dict[str, dict[str,
 
 def _worker(grader, tasks, done) -> None:
     try:
+        let_through()  # what came since the fork is raised here, in the try
         while (item := tasks.get()) is not None:
             done.put((item[0], points_by_name(grader, item[1])))
     finally:

@@ -41,6 +41,7 @@ import socket
 import struct
 import time
 
+from ..interrupts import held_while_forking
 from ..public.carry import Message, error_reply, talk
 from ..sandbox.guest.isolation import address_space_now
 from ..sandbox.host.session import cpu_of
@@ -114,14 +115,15 @@ class ReferenceProcess:
             return
         _preload_torch()
         ours, theirs = socket.socketpair()
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child's exit status is what the tests see
-            code = 1
-            try:
-                ours.close()
-                code = _serve_forever(theirs, self.reference, self.names, self.memory_bytes)
-            finally:
-                os._exit(code)
+        with held_while_forking():  # Ctrl-C and SIGTERM are the grader's: they stay held in the child, which it ends
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - the child's exit status is what the tests see
+                code = 1
+                try:
+                    ours.close()
+                    code = _serve_forever(theirs, self.reference, self.names, self.memory_bytes)
+                finally:
+                    os._exit(code)
         theirs.close()
         self._pid, self._sock = pid, ours
 

@@ -62,3 +62,20 @@ def _read_until_closed(read: int, pid: int, hang: float) -> str:
             if not chunk:
                 return b"".join(chunks).decode()
             chunks.append(chunk)
+
+
+def sigterm_as_it_forks(flag: str) -> Callable[[], None]:
+    """An at-fork hook (os.register_at_fork, in a child of the test: it lasts for the process): the first child
+    forked gets SIGTERM the moment it exists, before any code of its own runs (a pool closing on a worker not yet
+    started, Slurm's SIGTERM to the job). Its pid is written to ``flag``."""
+
+    def hook() -> None:
+        try:
+            written = os.open(flag, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            return
+        os.write(written, str(os.getpid()).encode())
+        os.close(written)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    return hook

@@ -23,6 +23,7 @@ from pathlib import Path
 from statistics import mean, median
 
 from ...assignments import Assignment
+from ...interrupts import end_on_terminate, held_while_forking
 from ...results.atomic import write_atomically
 from ...results.outcome import GRADED
 from ...results.read import Results
@@ -152,15 +153,21 @@ def start_figure(assignment: Assignment, out: Path, results: dict[str, Results])
     if _drawn(out / "report.png", cache_folder(out) / "report.json", key):
         return lambda now: None
     process = multiprocessing.get_context("fork").Process(
-        target=report_figure, args=(assignment, figures, out / "report.png"), daemon=True
+        target=_draw_figure, args=(assignment, figures, out / "report.png"), daemon=True
     )
-    process.start()
+    with held_while_forking():
+        process.start()
 
     def finish(now: str) -> bool:
         process.join()
         return process.exitcode == 0 and now == key
 
     return finish
+
+
+def _draw_figure(assignment: Assignment, figures: dict, path: Path) -> None:
+    end_on_terminate()  # grade-all interrupted: the drawing ends with it
+    report_figure(assignment, figures, path)
 
 
 def figure_key(assignment: Assignment, figures: dict) -> str:

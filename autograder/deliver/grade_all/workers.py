@@ -29,7 +29,7 @@ from ...config import GradingConfig
 from ...errors import KitError
 from ...grade.engine import Grader
 from ...grade.threads import single_threaded
-from ...interrupts import ignore_interrupts, interrupt_once
+from ...interrupts import held_while_forking, ignore_interrupts, interrupt_once, let_through
 from ...results.outcome import KIT_ERROR, Outcome
 from ...results.read import Results, read_results
 from ...results.text import clean_name
@@ -166,6 +166,7 @@ class HostVerdict:
 def _worker(grader: Grader, run: Run, tasks, done, verdict: HostVerdict) -> None:
     interrupt_once()
     try:
+        let_through()  # what came since the fork is raised here, in the try
         while True:
             submission = tasks.get()
             if submission is None:
@@ -193,7 +194,8 @@ def _parallel(grader: Grader, todo: list[Submission], run: Run, progress: bool, 
     for _ in range(jobs):
         worker_grader = grader.for_worker()
         process = context.Process(target=_worker, args=(worker_grader, run, tasks, done, verdict), daemon=True)
-        process.start()
+        with held_while_forking():
+            process.start()
         worker_grader.runtime.zygote.sock.close()  # the worker holds it now
         workers.append(process)
     bar = Progress(len(todo), enabled=progress)

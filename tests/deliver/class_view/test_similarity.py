@@ -6,8 +6,10 @@ import ast
 import csv
 import io
 import itertools
+import os
 import random
 import signal
+import time
 
 import pytest
 
@@ -18,6 +20,8 @@ from autograder.deliver.class_view.fingerprints import normalised
 from autograder.deliver.class_view.similarity import MIN_FINGERPRINTS, Pair, limit_for, similar_pairs, write_similarity
 from autograder.deliver.class_view.sources import code_record, release_code
 from autograder.synthetic import students
+
+from ...sandbox.forked import in_a_child, sigterm_as_it_forks
 
 copydetect = pytest.importorskip("copydetect")
 
@@ -262,3 +266,27 @@ def test_the_pools_workers_end_on_sigterm(monkeypatch):
     finally:
         signal.signal(signal.SIGTERM, before)
     assert found == [(True, True, True)] * similarity.POOL_FROM
+
+
+def _the_pid_that_compares(_pair):
+    time.sleep(0.005)  # each worker takes a share of the chunks
+    return (os.getpid(),) * 3
+
+
+def _pool_told_as_it_forks(flag: str) -> dict:
+    from autograder.interrupts import interrupt_on_terminate
+
+    interrupt_on_terminate()  # the command's handler
+    os.register_at_fork(after_in_child=sigterm_as_it_forks(flag))
+    similarity._figures = _the_pid_that_compares  # in this child only
+    found = similarity.compare([("a", "b")] * similarity.POOL_FROM, {"a": "x = 1", "b": "x = 1"}, [], jobs=2)
+    return {"told": int(open(flag).read()), "compared_by": sorted({pid for pid, _, _ in found})}
+
+
+def test_a_worker_told_to_end_as_it_forks_ends_and_the_pool_goes_on(tmp_path):
+    """A SIGTERM that reaches one of the pool's workers as it forks (a pool closing on a worker not yet started)
+    ran the command's handler there, outside any try of the worker's: does the worker end by it, before it compares
+    anything, with every pair still compared by the others?"""
+    run = in_a_child(lambda: _pool_told_as_it_forks(str(tmp_path / "told")))
+    assert run["compared_by"], "no pair was compared"
+    assert run["told"] not in run["compared_by"]
