@@ -167,31 +167,36 @@ class OutputStore:
 @contextmanager
 def computing(store: OutputStore) -> Iterator[None]:
     """Within, this grader alone computes the store (a lock beside it, held until the block ends); a grader that
-    waited for another finds, on entry, what that one saved (OutputStore.refresh). Where the cache's folder cannot
-    be written, each grader computes its own, as without a cache."""
-    handle = _opened_lock(store.path.with_suffix(".lock"))
-    if handle is None:
-        yield
-        return
+    waited for another finds, on entry, what that one saved (OutputStore.refresh). Where there can be no lock (below),
+    each grader computes its own, as without a cache."""
+    handle = _held_lock(store.path.with_suffix(".lock"))
     try:
-        import fcntl  # here: _opened_lock found it
-
-        fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file is closed, or its process ends
-        store.refresh()
+        if handle is not None:
+            store.refresh()
         yield
     finally:
-        os.close(handle)
+        if handle is not None:
+            os.close(handle)  # the lock goes with it, as it does when the process ends
 
 
-def _opened_lock(path: Path) -> int | None:
-    """The lock file, opened; None where it cannot be (a folder not writable, a system without fcntl)."""
+def _held_lock(path: Path) -> int | None:
+    """The lock file, opened and locked once no other grader holds it; None where it cannot be: a folder not writable,
+    a file system without locks (NFS without its lock daemon says ENOLCK), a system without fcntl."""
     try:
-        import fcntl  # noqa: F401  # here: a POSIX module, absent elsewhere
+        import fcntl  # here: a POSIX module, absent elsewhere
 
         path.parent.mkdir(parents=True, exist_ok=True)
-        return os.open(path, os.O_RDWR | os.O_CREAT, CACHE_MODE)
+        handle = os.open(path, os.O_RDWR | os.O_CREAT, CACHE_MODE)
     except (ImportError, OSError):
         return None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+    except BaseException as error:
+        os.close(handle)
+        if isinstance(error, OSError):
+            return None
+        raise
+    return handle
 
 
 KEEP = 4  # stores kept per assignment: a few Pythons or kit versions in use on one machine each keep theirs

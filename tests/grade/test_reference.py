@@ -138,6 +138,23 @@ def test_a_grader_computes_no_mistake_another_saved_while_it_waited(monkeypatch,
     assert done == [None] and store.complete
 
 
+def test_a_file_system_without_locks_leaves_each_grader_to_compute_its_own(monkeypatch, tmp_path):
+    """Where flock fails (NFS without its lock daemon: ENOLCK), does prepare() compute and save the store as without
+    a lock, where the error stopped the grader?"""
+    import errno
+    import fcntl
+
+    def no_locks(fd, operation):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    monkeypatch.setattr(reference, "CACHE", tmp_path)
+    from autograder.grade import mistakes
+
+    assert mistakes.prepare(NUMPY, {}) is None
+    assert store_of(NUMPY).complete
+
+
 def test_the_reference_runs_each_probe_call_once_across_graders(tmp_path):
     """Is a probe call run once, kept in the store, and found there by a second grader (which computes nothing)?"""
     namespace = exec_source(NUMPY.reference_path.read_text(), str(NUMPY.reference_path), "reference_numpy")
