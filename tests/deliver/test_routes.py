@@ -676,6 +676,7 @@ def test_a_forged_autograde_cannot_lower_the_record(mha, built_mha_clone, tmp_pa
 
 
 @pytest.mark.slow(seconds=15)
+@pytest.mark.filterwarnings("ignore:Non-unique cell id")  # hostile_notebook repeats a cell, its id too
 def test_no_student_script_reaches_nbgraders_feedback_or_formgrader(mha, tmp_path):
     """After grade-all and `gradebook`, does a script in a student's Markdown, outputs or raw cells stay text in generate_feedback's and formgrader's pages?"""
     (tmp_path / "class").mkdir()
