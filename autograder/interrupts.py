@@ -9,9 +9,11 @@ their cgroups and scratch behind. Raised as KeyboardInterrupt instead, it unwind
 
 from __future__ import annotations
 
+import multiprocessing
 import signal
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
+from multiprocessing.pool import Pool
 
 _HELD = {signal.SIGINT, signal.SIGTERM}
 
@@ -74,12 +76,34 @@ def held_while_forking() -> Iterator[None]:
     of the command: a second grade-all, a test session's worker reporting Ctrl-C. Held, it waits in the kernel
     until the child is ready for it. Threads started meanwhile (a pool's, which fork its replacement workers) keep
     them held for good: the main thread takes them. A raw os.fork() child must not leave the ``with`` (it would let
-    them through there): it ends with os._exit inside."""
+    them through there): it ends with os._exit inside.
+
+    In this process a signal held comes through as the block ends (or within it, where a thread started before,
+    a queue's feeder, took it): what the parent must clean up after an interrupt (the child's pid, the pool) is
+    recorded inside the block."""
     before = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
     try:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def start_held(process: multiprocessing.process.BaseProcess, started: list) -> None:
+    """process.start() with held_while_forking(), the process added to ``started`` before a signal held meanwhile
+    comes through: whoever ends the workers after an interrupt finds it there."""
+    with held_while_forking():
+        process.start()
+        started.append(process)
+
+
+@contextmanager
+def fork_pool(jobs: int) -> Iterator[Pool]:
+    """A fork pool of ``jobs`` workers that SIGTERM ends (end_on_terminate), forked with held_while_forking() and
+    terminated when the block ends, an interrupt as the workers fork included."""
+    with ExitStack() as stack:
+        with held_while_forking():
+            pool = stack.enter_context(multiprocessing.get_context("fork").Pool(jobs, initializer=end_on_terminate))
+        yield pool
 
 
 def let_through() -> None:

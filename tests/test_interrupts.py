@@ -7,11 +7,13 @@ import time
 from pathlib import Path
 
 from autograder.interrupts import (
+    fork_pool,
     held_while_forking,
     ignore_interrupts,
     interrupt_on_terminate,
     interrupt_once,
     let_through,
+    start_held,
 )
 
 from .sandbox.forked import in_a_child, sigterm_as_it_forks
@@ -97,3 +99,38 @@ def test_a_signal_as_a_worker_forks_waits_for_its_try(tmp_path):
     fork()'s return, the worker went on as a second copy of the command). Held across the fork, does it wait until
     the worker is inside its try, and interrupt it there?"""
     assert in_a_child(lambda: _worker_told_as_it_forks(str(tmp_path))) == "interrupted in its try"
+
+
+def _interrupted_as_the_pool_forks() -> list[int]:
+    interrupt_on_terminate()
+    os.register_at_fork(before=lambda: os.kill(os.getpid(), signal.SIGTERM))  # held: it comes through as they end
+    try:
+        with fork_pool(2):
+            return [-1]  # never: the SIGTERM comes through before the block's body
+    except KeyboardInterrupt:
+        return [child.pid or 0 for child in multiprocessing.active_children()]
+
+
+def test_a_signal_held_while_a_pool_forks_ends_its_workers():
+    """A SIGTERM that reaches the command while its pool forks waits, then comes through as the forking ends: is the
+    pool terminated then, with no worker left running (where the pool made before its ``with`` was left to them)?"""
+    assert in_a_child(_interrupted_as_the_pool_forks) == []
+
+
+def _interrupted_as_a_worker_starts() -> list:
+    interrupt_on_terminate()
+    started: list = []
+    os.register_at_fork(before=lambda: os.kill(os.getpid(), signal.SIGTERM))
+    process = multiprocessing.get_context("fork").Process(target=time.sleep, args=(0,))
+    try:
+        start_held(process, started)
+        return ["not interrupted"]
+    except KeyboardInterrupt:
+        process.join()
+        return ["interrupted", [p.pid for p in started] == [process.pid]]
+
+
+def test_a_worker_started_as_a_signal_comes_is_among_those_to_end():
+    """Is a worker whose start a SIGTERM interrupts (held, it comes through as the fork ends) in the list its parent
+    ends after an interrupt?"""
+    assert in_a_child(_interrupted_as_a_worker_starts) == ["interrupted", True]

@@ -23,7 +23,7 @@ from pathlib import Path
 from .. import KIT_ROOT
 from ..assignments import Assignment
 from ..config import GradingConfig
-from ..interrupts import held_while_forking, let_through
+from ..interrupts import let_through, start_held
 from ..public import trees
 from .engine import ON_CPU, Grader
 from .mistakes import catalogue
@@ -115,29 +115,28 @@ def grade_each(grader, paths: dict[str, Path], jobs: int) -> dict[str, dict[str,
     tasks, done = context.Queue(), context.Queue()
     for item in paths.items():
         tasks.put(item)
-    workers = []
-    for _ in range(min(jobs, len(paths))):
-        tasks.put(None)
-        worker_grader = grader.for_worker()
-        process = context.Process(target=_worker, args=(worker_grader, tasks, done), daemon=True)
-        with held_while_forking():
-            process.start()
-        worker_grader.runtime.zygote.sock.close()  # the worker holds it now
-        workers.append(process)
+    workers: list = []
     found: dict[str, dict[str, float]] = {}
-    while len(found) < len(paths):
-        try:
-            label, points = done.get(timeout=1.0)
-        except queue.Empty:
-            if not any(worker.is_alive() for worker in workers):
-                break
-            continue
-        found[label] = points
-    for worker in workers:
-        worker.join(timeout=10)
-        if worker.is_alive():
-            worker.kill()
-            worker.join()
+    try:
+        for _ in range(min(jobs, len(paths))):
+            tasks.put(None)
+            worker_grader = grader.for_worker()
+            start_held(context.Process(target=_worker, args=(worker_grader, tasks, done), daemon=True), workers)
+            worker_grader.runtime.zygote.sock.close()  # the worker holds it now
+        while len(found) < len(paths):
+            try:
+                label, points = done.get(timeout=1.0)
+            except queue.Empty:
+                if not any(worker.is_alive() for worker in workers):
+                    break
+                continue
+            found[label] = points
+    finally:
+        for worker in workers:
+            worker.join(timeout=10)
+            if worker.is_alive():
+                worker.kill()
+                worker.join()
     return found
 
 

@@ -124,8 +124,8 @@ class ReferenceProcess:
                     code = _serve_forever(theirs, self.reference, self.names, self.memory_bytes)
                 finally:
                     os._exit(code)
+            self._pid, self._sock = pid, ours  # _end() ends it, whatever comes as the block ends
         theirs.close()
-        self._pid, self._sock = pid, ours
 
     def _end(self) -> None:
         pid, self._pid = self._pid, None

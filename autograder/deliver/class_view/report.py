@@ -155,7 +155,7 @@ def start_figure(assignment: Assignment, out: Path, results: dict[str, Results])
     process = multiprocessing.get_context("fork").Process(
         target=_draw_figure, args=(assignment, figures, out / "report.png"), daemon=True
     )
-    with held_while_forking():
+    with held_while_forking():  # a daemon: it ends with this process, an interrupt as it forks included
         process.start()
 
     def finish(now: str) -> bool:

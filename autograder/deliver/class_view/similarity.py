@@ -38,14 +38,13 @@ import gc
 import importlib.util
 import io
 import json
-import multiprocessing
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from ...interrupts import end_on_terminate, held_while_forking
+from ...interrupts import fork_pool
 from ...results.atomic import write_atomically
 from ...results.text import csv_cell, csv_document
 from .candidates import EXACT_UP_TO, ranked
@@ -187,9 +186,7 @@ def compare(
         return [_figures(pair) for pair in pairs]
     ordered = sorted(range(len(pairs)), key=lambda k: pairs[k])  # a student's pairs together: fingerprinted once
     gc.freeze()  # what lives now stays shared with the workers: their collectors leave it be (grade_all/class_folder.py)
-    with held_while_forking():  # the workers fork here, with the same hash() as this process's
-        pool = multiprocessing.get_context("fork").Pool(jobs, initializer=end_on_terminate)
-    with pool:
+    with fork_pool(jobs) as pool:  # forked: the same hash() as this process's
         found = pool.map(_figures, [pairs[k] for k in ordered], chunksize=-(-len(pairs) // (2 * jobs)))
     figures: list[tuple[float, float, float]] = [(0.0, 0.0, 0.0)] * len(pairs)
     for k, figure in zip(ordered, found):

@@ -19,13 +19,12 @@ from __future__ import annotations
 import ast
 import gc
 import json
-import multiprocessing
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
 
 from ...assignments import Assignment
-from ...interrupts import end_on_terminate, held_while_forking
+from ...interrupts import fork_pool
 from ...public.loader import SubmissionError, cell_digest, code_cells, find_entry, read_text
 from ...results.atomic import write_atomically
 from ..grade_all.class_folder import student_folder
@@ -238,9 +237,7 @@ def class_records(
     else:
         _pool_job = (Path(out), assignment)
         gc.freeze()  # what lives now stays shared with the workers: their collectors leave it be (grade_all/class_folder.py)
-        with held_while_forking():  # the workers fork here
-            pool = multiprocessing.get_context("fork").Pool(jobs, initializer=end_on_terminate)
-        with pool:
+        with fork_pool(jobs) as pool:
             made = pool.map(_keep, missing, chunksize=max(1, len(missing) // (8 * jobs)))
     found.update({task[0]: record for task, record in zip(missing, made)})
     return {key: record for key, record in found.items() if record is not None}

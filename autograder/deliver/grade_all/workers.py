@@ -29,7 +29,7 @@ from ...config import GradingConfig
 from ...errors import KitError
 from ...grade.engine import Grader
 from ...grade.threads import single_threaded
-from ...interrupts import held_while_forking, ignore_interrupts, interrupt_once, let_through
+from ...interrupts import ignore_interrupts, interrupt_once, let_through, start_held
 from ...results.outcome import KIT_ERROR, Outcome
 from ...results.read import Results, read_results
 from ...results.text import clean_name
@@ -190,18 +190,18 @@ def _parallel(grader: Grader, todo: list[Submission], run: Run, progress: bool, 
     for _ in range(jobs):
         tasks.put(None)
     verdict = HostVerdict(context)
-    workers = []
-    for _ in range(jobs):
-        worker_grader = grader.for_worker()
-        process = context.Process(target=_worker, args=(worker_grader, run, tasks, done, verdict), daemon=True)
-        with held_while_forking():
-            process.start()
-        worker_grader.runtime.zygote.sock.close()  # the worker holds it now
-        workers.append(process)
+    workers: list = []
     bar = Progress(len(todo), enabled=progress)
     gradings: dict[str, Grading] = {}
     try:
         try:  # the reference must get full marks here before any student's grading is written
+            for _ in range(jobs):
+                worker_grader = grader.for_worker()
+                start_held(
+                    context.Process(target=_worker, args=(worker_grader, run, tasks, done, verdict), daemon=True),
+                    workers,
+                )
+                worker_grader.runtime.zygote.sock.close()  # the worker holds it now
             grader.check_host()
         except BaseException:
             verdict.decide(False)  # each worker ends after the grading it is in, writing nothing

@@ -216,7 +216,7 @@ def remove_ipc_of(uid: int) -> None:
                 _remove_ipc(left)
             finally:
                 os._exit(0)
-    os.waitpid(pid, 0)
+        os.waitpid(pid, 0)  # reaped before what was held comes through
 
 
 def _remove_ipc(objects: list[tuple[str, int]]) -> list[tuple[str, int]]:
