@@ -16,11 +16,15 @@
 # the same file). Then the whole lock is installed as one, which only adds what the lock leaves
 # out (torch's CUDA stack, where PyPI's torch needs it: `make lock`), and `pip check` proves the
 # set consistent. On two CPUs the venv takes about 45 s here instead of 60.
+# The venv takes about 1.6 GiB (5 with PyPI's CUDA build of PyTorch): make stops at once, saying how much
+# is free, where its disk has less than VENV_GIB.
 # Another interpreter: make test PYTHON=/usr/bin/python3.11 (any CPython 3.10 to 3.13), in a
 # venv of its own beside the usual one: make test PYTHON=python3.10 VENV=.venv-py310
 PYTHON ?= python3
 VENV ?= .venv
 KIT := $(VENV)/bin/python
+# The venv's size with PyTorch's CPU build, and pip's room to install it (its CUDA build takes about 5 GiB).
+VENV_GIB ?= 2
 STAMP := $(VENV)/.installed
 # PIP_USER=0: a user's pip.conf asking for --user installs would break installs into the venv.
 PIP := env PIP_USER=0 $(KIT) -m pip --disable-pip-version-check
@@ -80,6 +84,10 @@ $(STAMP): requirements.lock pyproject.toml
 	  echo "make: '$(PYTHON)' (Python $$v) cannot create a virtual environment: its venv/ensurepip modules are missing." >&2; \
 	  echo "      On Debian or Ubuntu they are in the package python3-venv (python$$v-venv for this Python):" >&2; \
 	  echo "      sudo apt-get install python3-venv   # or: sudo apt-get install python$$v-venv" >&2; exit 1; }
+	@mkdir -p "$(dir $(abspath $(VENV)))"
+	@$(PYTHON) -c 'import shutil, sys; free = shutil.disk_usage(sys.argv[1]).free / 2**30; sys.exit(free < $(VENV_GIB) and \
+	  "make: $(VENV) needs about $(VENV_GIB) GiB of disk (6 where pip brings the CUDA build of PyTorch from PyPI), and its disk has %.1f GiB free.\n" \
+	  "      Free some space there, or put the venv on another disk: make VENV=/path/with/space/venv" % free)' "$(dir $(abspath $(VENV)))"
 	rm -f $(STAMP)
 	$(PYTHON) -m venv --clear $(VENV)
 	@echo "Installing requirements.lock into $(VENV) (the first time takes a few minutes)"

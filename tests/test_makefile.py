@@ -1,5 +1,6 @@
 """Does the Makefile deal the lock into its install shares whole: every requirement in exactly one share, with the
-lines that continue it and the lock's pip options, and pip and setuptools in the share installed first?"""
+lines that continue it and the lock's pip options, and pip and setuptools in the share installed first? Does it
+name a disk without room for the venv before it starts?"""
 
 import re
 import shutil
@@ -68,3 +69,21 @@ def test_the_kits_lock_lands_in_the_shares_each_requirement_once(tmp_path):
     dealt = sorted(line for text in found.values() for line in requirements(text))
     assert dealt == sorted(requirements(lock.read_text()))
     assert len([name for name in found if name != "first.txt"]) == 8
+
+
+def test_a_disk_without_room_for_the_venv_is_named_before_anything_is_installed(tmp_path):
+    """Where the venv's disk has less room than it needs, does make say how much is free and what to do, and stop
+    before it makes the venv (where pip stopped half way with "No space left on device")?"""
+    if shutil.which("make") is None:
+        pytest.skip("make is what `make test` runs on; this machine lacks it")
+    venv = tmp_path / "venv"
+    done = subprocess.run(
+        ["make", "--no-print-directory", f"{venv}/.installed", f"VENV={venv}", "VENV_GIB=1e9"],
+        capture_output=True,
+        text=True,
+        cwd=KIT_ROOT,
+    )
+    assert done.returncode != 0
+    assert re.search(r"needs about 1e9 GiB of disk .* its disk has [0-9.]+ GiB free", done.stderr), done.stderr
+    assert "make VENV=/path/with/space/venv" in done.stderr
+    assert not venv.exists()
