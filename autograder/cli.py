@@ -19,7 +19,7 @@ from pathlib import Path
 
 from . import assignments
 from .config import GradingConfig
-from .errors import KitError
+from .errors import KitError, no_room, no_room_message
 from .interrupts import interrupt_on_terminate
 from .public.loader import SubmissionError
 from .results.scoring import points_text
@@ -585,6 +585,11 @@ def main(argv=None) -> int:
         return args.run(args)
     except (KitError, SubmissionError) as error:
         _say(f"error: {clean(error, 4000)}")
+        return EXIT_INPUT
+    except OSError as error:
+        if not no_room(error):
+            raise
+        _say(f"error: {clean(no_room_message(error), 4000)}")
         return EXIT_INPUT
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM, after every clean-up on the way out
         _say("interrupted")

@@ -1,5 +1,31 @@
 """Errors the kit reports to a person: each says what is wrong and what to do."""
 
+import errno
+
 
 class KitError(Exception):
     """Bad input or set-up. The command prints the message and exits with status 2."""
+
+
+NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})  # a disk that takes no more: full, over quota, read-only
+
+
+def no_room(error: BaseException) -> bool:
+    """Whether the error is a disk that takes no more writes: nothing the kit or a student did, and every later
+    write there fails the same way."""
+    return isinstance(error, OSError) and error.errno in NO_ROOM
+
+
+def no_room_message(error: OSError) -> str:
+    """What the person must do about it; what the kit wrote whole stays."""
+    written = error.filename2 or error.filename  # a copy's or a rename's target is the second
+    where = f"{written} could not be written" if written else "a file could not be written"
+    fix = (
+        "Make that folder writable, or write elsewhere"
+        if error.errno == errno.EROFS
+        else "Free some space on that disk (or raise the quota there), or write elsewhere"
+    )
+    return (
+        f"{where}: {error.strerror}. {fix} (grade-all: --out). What was written whole is kept: the same command "
+        "again resumes (grade-all grades only the students whose results it had not written)."
+    )

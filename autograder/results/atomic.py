@@ -27,8 +27,10 @@ def atomic_file(path: Path, mode: int = 0o644) -> Iterator[IO[bytes]]:
             yield file
         os.chmod(temporary, mode & ~_umask())
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as error:
         os.unlink(temporary)
+        if isinstance(error, OSError) and error.filename is None:  # a write's error names no file: this one
+            raise OSError(error.errno, error.strerror, str(path)) from error
         raise
 
 

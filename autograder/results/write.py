@@ -55,6 +55,7 @@ from .scoring import first_failure, points_json
 from .summaries import graded_text, hand_graded, hand_graded_text, summary_text
 from .text import clean, md_block, md_name, md_text
 
+RESULTS = "results.json"  # the file's name, in each student's folder
 HIDDEN_VISIBILITY = "after_due_date"  # Gradescope shows a hidden check's details after the due date
 SELF_CHECKS = "Self-checks"  # the name the visible test starts with
 SELF_CHECKS_TAG = "self-checks"  # its tag and extra_data.kind
@@ -221,11 +222,16 @@ def write_outcome(
 ) -> dict:
     """results.json (and, for a grading, junit.xml beside it when ``junit``), each written whole; the
     content as written (parsed back from the text: what any reader of the file gets)."""
-    text = json.dumps(results_json(outcome, assignment, provenance, hidden_visibility, withhold_hidden), indent=2)
-    write_atomically(Path(out_dir) / "results.json", text + "\n")
+    text = results_text(results_json(outcome, assignment, provenance, hidden_visibility, withhold_hidden))
+    write_atomically(Path(out_dir) / RESULTS, text)
     if junit and outcome.report is not None:
         write_atomically(Path(out_dir) / "junit.xml", junit_xml(outcome.report))
     return json.loads(text)
+
+
+def results_text(document: dict) -> str:
+    """results.json's text for its content (results_json), as write_outcome writes it."""
+    return json.dumps(document, indent=2) + "\n"
 
 
 def write_results(
@@ -239,7 +245,7 @@ def write_results(
         hidden_visibility=hidden_visibility,
         withhold_hidden=withhold_hidden,
     )
-    return Path(out_dir) / "results.json"
+    return Path(out_dir) / RESULTS
 
 
 # ------------------------------------------------------------------ the self-checks' test

@@ -1,11 +1,15 @@
 """Is every output file written whole, with the mode a plain open() would give, and nothing left beside it?"""
 
+import errno
 import os
 import stat
+from pathlib import Path
 
 import pytest
 
 from autograder.results.atomic import atomic_file, write_atomically
+
+from ..sandbox.forked import in_a_child
 
 
 def test_text_and_bytes_are_written_as_given(tmp_path):
@@ -38,3 +42,23 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
     with pytest.raises(UnicodeEncodeError):
         write_atomically(path, "a lone surrogate \udc80")
     assert path.read_text() == "the earlier report" and os.listdir(tmp_path) == ["report.txt"]
+
+
+def _write_past_the_file_size_limit(path: str) -> list:
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails (EFBIG) instead of ending the process
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))
+    try:
+        write_atomically(Path(path), "x" * 4096)
+    except OSError as error:
+        return [error.errno, error.filename, os.listdir(os.path.dirname(path))]
+    return ["written"]
+
+
+def test_a_write_that_fails_names_the_file_it_was_writing(tmp_path):
+    """A write's own error (a full disk, a file size limit) names no file: does the error raised name the file being
+    written, the temporary gone, so that the message a person reads says where?"""
+    path = tmp_path / "feedback.html"
+    assert in_a_child(lambda: _write_past_the_file_size_limit(str(path))) == [errno.EFBIG, str(path), []]

@@ -6,6 +6,7 @@ import gc
 from pathlib import Path
 
 from ...results.read import Results, ResultsUnreadable, read_results_file
+from ...results.write import RESULTS
 from ..intake import Intake
 
 
@@ -20,7 +21,7 @@ def cache_folder(out: Path) -> Path:
 
 
 def results_path(out: Path, key: str) -> Path:
-    return student_folder(out, key) / "results.json"
+    return student_folder(out, key) / RESULTS
 
 
 def read_class(intake: Intake, out: Path) -> dict[str, Results]:

@@ -15,6 +15,7 @@ a class of errors.
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import queue
@@ -26,14 +27,15 @@ from pathlib import Path
 
 from ...assignments import Assignment
 from ...config import GradingConfig
-from ...errors import KitError
+from ...errors import KitError, no_room
 from ...grade.engine import Grader
 from ...grade.threads import single_threaded
 from ...interrupts import ignore_interrupts, interrupt_once, let_through, start_held
+from ...results.atomic import write_atomically
 from ...results.outcome import KIT_ERROR, Outcome
 from ...results.read import Results, read_results
 from ...results.text import clean_name
-from ...results.write import Provenance, write_outcome
+from ...results.write import RESULTS, Provenance, results_json, results_text
 from ...sandbox.host.tiers import secrets
 from .. import class_view
 from ..class_view.sources import keep_record
@@ -112,12 +114,17 @@ def _grade_student(grader: Grader, submission: Submission) -> Outcome:
 
 
 def _write_student(grader: Grader, submission: Submission, run: Run, outcome: Outcome) -> Grading:
+    """The student's folder: the feedback and the notebook graded, then results.json, the record a rerun reads as
+    graded: a run stopped on the way (a full disk, a kill) leaves the student to grade again, never results.json
+    without the feedback it gives."""
     provenance = Provenance(run.submission_digests[submission.key], run.grading_digest, student_record(submission))
     folder = student_folder(run.out, submission.key)
-    results = read_results(write_outcome(outcome, folder, grader.assignment.name, provenance=provenance, junit=False))
+    text = results_text(results_json(outcome, grader.assignment.name, provenance))
+    results = read_results(json.loads(text))
     write_feedback(results, folder, show_hidden=run.show_hidden, student=submission.name)
     if outcome.report is not None:
         _keep_notebook(submission.path.parent / outcome.report.entry, folder)
+    write_atomically(folder / RESULTS, text)
     try:  # the code read once, here, in parallel; what fails here the class views make again, and say why
         keep_record(run.out, submission.key, submission.path, run.submission_digests[submission.key], grader.assignment)
     except Exception:
@@ -174,7 +181,13 @@ def _worker(grader: Grader, run: Run, tasks, done, verdict: HostVerdict) -> None
             outcome = _grade_student(grader, submission)
             if not verdict.passed():  # graded on a host that fails the reference: kept nowhere
                 return
-            done.put((submission.key, _write_student(grader, submission, run, outcome)))
+            try:
+                grading: Grading | OSError = _write_student(grader, submission, run, outcome)
+            except OSError as error:
+                if not no_room(error):
+                    raise
+                grading = error  # the parent stops the run with it: every later student's would fail the same way
+            done.put((submission.key, grading))
     except KeyboardInterrupt:  # Ctrl-C reaches every worker, SIGTERM through the parent: the parent says so once
         return
     finally:
@@ -214,16 +227,18 @@ def _parallel(grader: Grader, todo: list[Submission], run: Run, progress: bool, 
                 if not any(worker.is_alive() for worker in workers):
                     break  # every worker is gone: what is left is reported below
                 continue
+            if isinstance(grading, OSError):
+                raise grading
             gradings[key] = grading
             bar.step(key)
             _stop_if_host_fails(gradings)
     finally:
-        interrupted = sys.exc_info()[0] is KeyboardInterrupt  # the workers close their graders: let them
-        if interrupted:  # a SIGTERM sent to this process alone reaches them so (Ctrl-C reached them already)
+        stopped = sys.exc_info()[0] is not None  # interrupted, or a failure that ends the run: the workers close
+        if stopped:  # their graders. A SIGTERM sent to this process alone reaches them so (Ctrl-C reached them already)
             for worker in workers:
                 if worker.is_alive() and worker.pid is not None:
                     os.kill(worker.pid, signal.SIGTERM)
-        told = interrupted or not verdict.passed()  # the workers end by themselves: let them close their graders
+        told = stopped or not verdict.passed()  # the workers end by themselves: let them close their graders
         for worker in workers:
             worker.join(timeout=30 if len(gradings) == len(todo) else 10 if told else 0)
             if worker.is_alive():

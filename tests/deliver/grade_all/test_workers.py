@@ -4,6 +4,7 @@ run stop when the host, not the students, fails from the start?
 Grading a whole class, serially and in parallel, is test_batch.py's.
 """
 
+import errno
 import os
 import signal
 import subprocess
@@ -71,6 +72,55 @@ def test_a_refused_student_gets_a_result_that_says_why(tmp_path):
     grading = grade_student(StandIn(""), ada, run(tmp_path / "out"))
     assert (grading.status, grading.reason, grading.results.score) == (NOT_GRADED, "its folders nest too deep", 0.0)
     assert not (student_folder(tmp_path / "out", "ada") / "submission.ipynb").exists()
+
+
+def _no_room(*_args, **_kwargs):
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_a_student_whose_feedback_cannot_be_written_is_left_to_grade_again(monkeypatch, tmp_path):
+    """A full disk as a student's feedback is written: does the error stop the grading, with no results.json in
+    their folder (which a rerun would read as graded, the feedback never written)?"""
+    (tmp_path / "export" / "ada").mkdir(parents=True)
+    (tmp_path / "export" / "ada" / "mha.ipynb").write_text('{"cells": []}')
+    ada = Submission("ada", "Ada Lovelace", "1", tmp_path / "export" / "ada", "folders")
+    monkeypatch.setattr(workers, "write_feedback", _no_room)
+    with pytest.raises(OSError) as raised:
+        grade_student(StandIn("ada/mha.ipynb"), ada, run(tmp_path / "out"))
+    assert raised.value.errno == errno.ENOSPC
+    assert not (student_folder(tmp_path / "out", "ada") / "results.json").exists()
+
+
+class Quick(StandIn):
+    """A grader of tests/deliver/students.py's report for any student, whose workers mark in ``folder`` when closed."""
+
+    def __init__(self, folder: Path):
+        super().__init__("mha.ipynb")
+        self.folder = folder
+        self.runtime = SimpleNamespace(zygote=SimpleNamespace(sock=SimpleNamespace(close=lambda: None)))
+
+    def for_worker(self):
+        return Quick(self.folder)
+
+    def check_host(self):
+        pass
+
+    def close(self):
+        (self.folder / f"closed-{os.getpid()}").touch()
+
+
+def test_a_full_disk_stops_the_run_and_every_worker_closes_its_grader(monkeypatch, tmp_path):
+    """With workers, does the first student whose folder the disk cannot take stop the run with that error (every
+    later student's writing would fail the same way), each worker closing its grader, where each worker died with a
+    traceback and every student left became the kit's error?"""
+    students = [Submission(k, k, "1", tmp_path / k, "folders") for k in ("ada", "bob", "cy", "dee")]
+    monkeypatch.setattr(workers, "write_feedback", _no_room)  # the workers fork with it
+    digests = {s.key: "s" * 64 for s in students}
+    with pytest.raises(OSError) as raised:
+        _parallel(Quick(tmp_path), students, Run(tmp_path / "out", "g" * 64, digests, False), progress=False, jobs=2)
+    assert raised.value.errno == errno.ENOSPC
+    assert len(list(tmp_path.glob("closed-*"))) == 2
+    assert not list((tmp_path / "out").rglob("results.json"))
 
 
 def test_the_run_stops_when_the_first_students_all_fail_for_the_kit():
