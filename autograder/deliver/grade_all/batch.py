@@ -59,6 +59,7 @@ from ...results.outcome import GRADED, KIT_ERROR, NOT_GRADED
 from ...results.read import Results
 from ...results.scoring import points_text
 from ...results.text import clean, clean_name
+from ...results.write import RESULTS
 from ..class_view.insight import write_insight
 from ..class_view.report import start_figure, write_report
 from ..intake import Intake, Submission, read_intake
@@ -380,12 +381,21 @@ def _merged_since(out: Path, place: Path, key: str) -> bool:
 
 
 def _copy_student(place: Path, out: Path, key: str, kept: bool) -> None:
-    """out/students/<key>/ as the shard left it (none where its run kept no results for the student)."""
+    """out/students/<key>/ as the shard left it (none where its run kept no results for the student); results.json
+    last, as grade-all writes it: a merge stopped on the way (a full disk) copies the student again."""
     target = student_folder(out, key)
     if target.exists():
         trees.remove_tree(target)
     if kept:
-        shutil.copytree(student_folder(place, key), target, symlinks=True)
+        source = student_folder(place, key)
+        shutil.copytree(
+            source,
+            target,
+            symlinks=True,
+            ignore=lambda folder, _names: [RESULTS] if Path(folder) == source else [],
+            copy_function=shutil.copy2,
+        )
+        shutil.copy2(source / RESULTS, target / RESULTS)
 
 
 def _grade_todo(

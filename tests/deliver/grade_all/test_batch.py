@@ -663,3 +663,22 @@ def test_merge_takes_the_shards_of_one_grading_only(tmp_path):
         batch.read_shards([first, shard_record(tmp_path / "e", 2, shards=3)])
     with pytest.raises(KitError, match="is one of the shards' folders"):
         batch.merge(tmp_path, [first, second], second)
+
+
+def test_a_merge_copies_a_students_results_after_the_rest_of_their_folder(tmp_path, monkeypatch):
+    """Is a shard's results.json copied after the student's feedback and notebook, so that a merge stopped half way
+    (a full disk) leaves no results.json that the next merge would read as copied, the feedback never there?"""
+    shard = batch.student_folder(tmp_path / "shard", "ada")
+    shard.mkdir(parents=True)
+    for name in ("feedback.html", "feedback.md", "results.json", "submission.ipynb", "code.json"):
+        (shard / name).write_text(name)
+    copied, copy2 = [], shutil.copy2
+
+    def copy(source, target, **kwargs):
+        copied.append(Path(source).name)
+        return copy2(source, target, **kwargs)
+
+    monkeypatch.setattr(batch.shutil, "copy2", copy)
+    batch._copy_student(tmp_path / "shard", tmp_path / "out", "ada", kept=True)
+    assert copied[-1] == "results.json" and sorted(copied) == sorted(p.name for p in shard.iterdir())
+    assert (batch.student_folder(tmp_path / "out", "ada") / "feedback.md").read_text() == "feedback.md"
