@@ -29,8 +29,8 @@ def atomic_file(path: Path, mode: int = 0o644) -> Iterator[IO[bytes]]:
         os.replace(temporary, path)
     except BaseException as error:
         os.unlink(temporary)
-        if isinstance(error, OSError) and error.filename is None:  # a write's error names no file: this one
-            raise OSError(error.errno, error.strerror, str(path)) from error
+        if isinstance(error, OSError) and error.errno is not None and error.filename is None:
+            error.filename = str(path)  # a write's error names no file: this one
         raise
 
 

@@ -43,9 +43,8 @@ from ...results.atomic import write_atomically
 from ...results.outcome import GRADED
 from ...results.read import CheckRecord, Results
 from ...results.text import clean
-from ...results.update import save_results, with_cluster_notes
-from ..feedback import write_feedback
-from ..grade_all.class_folder import results_path
+from ...results.update import with_cluster_notes
+from ..grade_all.class_folder import rewrite_student
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -192,9 +191,7 @@ def apply_notes(submissions, results: dict[str, Results], notes: dict[str, str],
         updated = with_cluster_notes(result, notes_for(result, notes))
         if updated is None:
             continue
-        path = results_path(out, submission.key)
-        save_results(updated, path)
-        write_feedback(updated, path.parent, show_hidden=show_hidden, student=submission.name)
+        rewrite_student(out, submission.key, updated, show_hidden, submission.name)
         results[submission.key] = updated
         changed += 1
     return changed

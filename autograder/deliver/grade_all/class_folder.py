@@ -6,7 +6,9 @@ import gc
 from pathlib import Path
 
 from ...results.read import Results, ResultsUnreadable, read_results_file
+from ...results.update import save_results
 from ...results.write import RESULTS
+from ..feedback import write_feedback
 from ..intake import Intake
 
 
@@ -22,6 +24,14 @@ def cache_folder(out: Path) -> Path:
 
 def results_path(out: Path, key: str) -> Path:
     return student_folder(out, key) / RESULTS
+
+
+def rewrite_student(out: Path, key: str, updated: Results, show_hidden: bool, student: str) -> None:
+    """A student's results updated after grading (a late penalty, an instructor's note): the feedback first, then
+    results.json, which a rerun compares to see what is left to update (as grade-all writes a student)."""
+    path = results_path(out, key)
+    write_feedback(updated, path.parent, show_hidden=show_hidden, student=student)
+    save_results(updated, path)
 
 
 def read_class(intake: Intake, out: Path) -> dict[str, Results]:

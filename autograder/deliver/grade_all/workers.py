@@ -121,6 +121,7 @@ def _write_student(grader: Grader, submission: Submission, run: Run, outcome: Ou
     folder = student_folder(run.out, submission.key)
     text = results_text(results_json(outcome, grader.assignment.name, provenance))
     results = read_results(json.loads(text))
+    (folder / RESULTS).unlink(missing_ok=True)  # an earlier grading's, which the feedback below no longer gives
     write_feedback(results, folder, show_hidden=run.show_hidden, student=submission.name)
     if outcome.report is not None:
         _keep_notebook(submission.path.parent / outcome.report.entry, folder)
@@ -233,6 +234,8 @@ def _parallel(grader: Grader, todo: list[Submission], run: Run, progress: bool, 
             bar.step(key)
             _stop_if_host_fails(gradings)
     finally:
+        tasks.cancel_join_thread()  # students no worker will take (a run stopped, every worker gone): never wait to
+        # hand them over as this process ends, where 600 of them fill the pipe
         stopped = sys.exc_info()[0] is not None  # interrupted, or a failure that ends the run: the workers close
         if stopped:  # their graders. A SIGTERM sent to this process alone reaches them so (Ctrl-C reached them already)
             for worker in workers:

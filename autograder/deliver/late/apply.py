@@ -18,9 +18,8 @@ from pathlib import Path
 from ...results.outcome import GRADED
 from ...results.read import LatePenalty, Results
 from ...results.scoring import exact, points_json, points_text
-from ...results.update import save_results, with_late_penalty
-from ..feedback import write_feedback
-from ..grade_all.class_folder import results_path
+from ...results.update import with_late_penalty
+from ..grade_all.class_folder import rewrite_student
 from ..intake import Intake, Submission
 from .policy import LatePolicy
 from .rules import FLAGGED, LATE, ON_TIME, UNKNOWN, Judgement, deduction, judge
@@ -78,9 +77,7 @@ def apply_late(
         updated = with_late_penalty(result, record)
         if updated is None:
             continue
-        path = results_path(out, submission.key)
-        save_results(updated, path)
-        write_feedback(updated, path.parent, show_hidden=show_hidden, student=submission.name)
+        rewrite_student(out, submission.key, updated, show_hidden, submission.name)
         results[submission.key] = updated
     if policy is None:
         return _without_policy(intake)

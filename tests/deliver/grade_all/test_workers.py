@@ -26,6 +26,7 @@ from autograder.interrupts import interrupt_on_terminate
 from autograder.results.outcome import GRADED, KIT_ERROR, NOT_GRADED
 from autograder.results.read import read_results_file
 
+from ...sandbox.forked import in_a_child
 from ..students import student_report
 
 
@@ -75,15 +76,18 @@ def test_a_refused_student_gets_a_result_that_says_why(tmp_path):
 
 
 def _no_room(*_args, **_kwargs):
-    raise OSError(errno.ENOSPC, "No space left on device")
+    raise OSError(errno.ENOSPC, "No space left on device", "feedback.html")
 
 
 def test_a_student_whose_feedback_cannot_be_written_is_left_to_grade_again(monkeypatch, tmp_path):
     """A full disk as a student's feedback is written: does the error stop the grading, with no results.json in
-    their folder (which a rerun would read as graded, the feedback never written)?"""
+    their folder (which a rerun would read as graded, the feedback never written), an earlier run's included (whose
+    grade the half-written feedback no longer gives)?"""
     (tmp_path / "export" / "ada").mkdir(parents=True)
     (tmp_path / "export" / "ada" / "mha.ipynb").write_text('{"cells": []}')
     ada = Submission("ada", "Ada Lovelace", "1", tmp_path / "export" / "ada", "folders")
+    student_folder(tmp_path / "out", "ada").mkdir(parents=True)
+    (student_folder(tmp_path / "out", "ada") / "results.json").write_text("{}")  # an earlier submission's
     monkeypatch.setattr(workers, "write_feedback", _no_room)
     with pytest.raises(OSError) as raised:
         grade_student(StandIn("ada/mha.ipynb"), ada, run(tmp_path / "out"))
@@ -121,6 +125,26 @@ def test_a_full_disk_stops_the_run_and_every_worker_closes_its_grader(monkeypatc
     assert raised.value.errno == errno.ENOSPC
     assert len(list(tmp_path.glob("closed-*"))) == 2
     assert not list((tmp_path / "out").rglob("results.json"))
+
+
+def _a_large_class_stopped_by_a_full_disk(folder: Path) -> str:
+    import atexit
+
+    students = [Submission(f"s{k:04d}", f"s{k:04d}", "1", folder / f"s{k:04d}", "folders") for k in range(600)]
+    workers.write_feedback = _no_room  # in this child only
+    try:
+        digests = {s.key: "s" * 64 for s in students}
+        _parallel(Quick(folder), students, Run(folder / "out", "g" * 64, digests, False), progress=False, jobs=2)
+    except OSError:
+        pass
+    atexit._run_exitfuncs()  # what the command runs as it ends (autograder/__main__.py): multiprocessing's clean-up
+    return "ended"
+
+
+def test_a_run_stopped_with_most_of_a_large_class_untaken_ends(tmp_path):
+    """The students no worker took were still being handed to the workers' queue (600 of them fill its pipe): did
+    the command, stopped by a full disk, wait for that hand-over for ever as it ended?"""
+    assert in_a_child(lambda: _a_large_class_stopped_by_a_full_disk(tmp_path), hang=30) == "ended"
 
 
 def test_the_run_stops_when_the_first_students_all_fail_for_the_kit():
