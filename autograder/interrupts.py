@@ -9,11 +9,14 @@ their cgroups and scratch behind. Raised as KeyboardInterrupt instead, it unwind
 
 from __future__ import annotations
 
-import multiprocessing
 import signal
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from multiprocessing.pool import Pool
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from multiprocessing.pool import Pool
+    from multiprocessing.process import BaseProcess
 
 _HELD = {signal.SIGINT, signal.SIGTERM}
 
@@ -88,7 +91,7 @@ def held_while_forking() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
-def start_held(process: multiprocessing.process.BaseProcess, started: list) -> None:
+def start_held(process: BaseProcess, started: list) -> None:
     """process.start() with held_while_forking(), the process added to ``started`` before a signal held meanwhile
     comes through: whoever ends the workers after an interrupt finds it there."""
     with held_while_forking():
@@ -100,6 +103,8 @@ def start_held(process: multiprocessing.process.BaseProcess, started: list) -> N
 def fork_pool(jobs: int) -> Iterator[Pool]:
     """A fork pool of ``jobs`` workers that SIGTERM ends (end_on_terminate), forked with held_while_forking() and
     terminated when the block ends, an interrupt as the workers fork included."""
+    import multiprocessing  # here: every command imports this module; only the class views' pools need it
+
     with ExitStack() as stack:
         with held_while_forking():
             pool = stack.enter_context(multiprocessing.get_context("fork").Pool(jobs, initializer=end_on_terminate))
