@@ -18,16 +18,15 @@ def no_room(error: BaseException) -> bool:
 
 
 def no_room_message(error: OSError) -> str:
-    """What the person must do about it; what the kit wrote whole stays."""
+    """What the person must do about an error no_room() admits (it names its file); what the kit wrote whole stays."""
     written = error.filename2 or error.filename  # a copy's or a rename's target is the second
-    where = f"{written} could not be written" if written else "a file could not be written"
     fix = (
         "Make that folder writable, or have the command write elsewhere"
         if error.errno == errno.EROFS
         else "Free some space on that disk (or raise the quota there), or have the command write elsewhere"
     )
     return (
-        f"{where}: {error.strerror}. {fix} (grade-all's --out; TMPDIR for its temporary files). What was written "
+        f"{written} could not be written: {error.strerror}. {fix} (grade-all's --out; TMPDIR for its temporary files). What was written "
         "whole is kept: the same command again resumes (grade-all grades only the students whose results it had not "
         "written)."
     )
