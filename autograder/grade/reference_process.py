@@ -209,7 +209,6 @@ def _serve_forever(sock: socket.socket, reference: Reference, names, memory_byte
     """Answer requests until the grader hangs up; the exit status (0) once it has."""
     ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # never outlive the grader
     faulthandler.disable()  # a crash here is told by its signal, not by a dump into the grader's stderr
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grader's to handle: it ends this process
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     bound = address_space_now() + memory_bytes
     soft, _ = resource.getrlimit(resource.RLIMIT_AS)
