@@ -84,7 +84,7 @@ def grade_students(
         assignment,
         config,
         secret_paths=secrets(extra_read=private),
-        meanwhile=lambda: _while_the_zygote_starts(assignment, jobs),
+        meanwhile=lambda: _while_the_zygote_starts(assignment, jobs, run.out),
     ) as grader:
         if grader.device_why:  # --device auto's choice, and why: each student's results.json says it too
             print(f"device: {grader.device} ({grader.device_why})", file=sys.stderr)
@@ -94,12 +94,12 @@ def grade_students(
         return _parallel(grader, todo, run, progress, jobs)  # it grades the reference beside the first students
 
 
-def _while_the_zygote_starts(assignment: Assignment, jobs: int) -> None:
+def _while_the_zygote_starts(assignment: Assignment, jobs: int, out: Path) -> None:
     """What this process does while the sandbox's zygote imports its libraries: the class views that follow the
-    gradings load theirs, and, where workers will fork from here, PyTorch is imported once for all of them (a
-    student whose error is carried forward is graded with the reference run here, and each worker would import
-    PyTorch for its first such student, 1.5 s, on its own)."""
-    class_view.preload(assignment)
+    gradings load theirs (unless out keeps an earlier run's), and, where workers will fork from here, PyTorch is
+    imported once for all of them (a student whose error is carried forward is graded with the reference run here,
+    and each worker would import PyTorch for its first such student, 1.5 s, on its own)."""
+    class_view.preload(assignment, out)
     if jobs > 1 and assignment.framework == "torch":
         single_threaded(import_torch=True)
 

@@ -219,11 +219,11 @@ def test_the_class_views_libraries_load_while_the_zygote_starts(monkeypatch, mha
         raise KitError("stop here")
 
     monkeypatch.setattr(workers, "Grader", grader)
-    monkeypatch.setattr(class_view, "preload", preloaded.append)
+    monkeypatch.setattr(class_view, "preload", lambda *args: preloaded.append(args))
     with pytest.raises(KitError, match="stop here"):
         workers.grade_students([], mha, None, run(Path("out")), jobs=1, progress=False)
     handed[0]()
-    assert preloaded == [mha]
+    assert preloaded == [(mha, Path("out"))]
     loaded = (
         "import sys; from autograder import assignments; from autograder.deliver import class_view; "
         "from autograder.deliver.class_view import fingerprints, sources; mha = assignments.get('mha'); "
@@ -233,3 +233,26 @@ def test_the_class_views_libraries_load_while_the_zygote_starts(monkeypatch, mha
     )
     done = subprocess.run([sys.executable, "-c", loaded], capture_output=True, text=True, cwd=KIT_ROOT, check=True)
     assert done.stdout.split() == ["copydetect", "matplotlib.figure", "matplotlib.ticker", "True"]
+
+
+def test_a_rerun_that_keeps_the_class_views_loads_nothing_ahead(tmp_path):
+    """Where the out folder keeps what an earlier run's similarity and report.png were made from, are copydetect
+    and the release's normalising left to the views that find their class changed (a rerun's are read back), so
+    that the zygote does not wait for them; and does one kept view alone not count as both?"""
+    kept = tmp_path / ".cache"
+    kept.mkdir()
+    (kept / "similarity.json").write_text("{}")
+    assert not class_view.views_kept(tmp_path), "similarity's pairs alone are kept: report.png is drawn anew"
+    (kept / "report.json").write_text("{}")
+    assert class_view.views_kept(tmp_path)
+    script = (
+        "import sys; from pathlib import Path; from autograder import assignments; "
+        "from autograder.deliver import class_view; "
+        "from autograder.deliver.class_view import fingerprints; "
+        "class_view.preload(assignments.get('mha'), Path(sys.argv[1])); "
+        "print('copydetect' in sys.modules, fingerprints.normalised_release_piece.cache_info().currsize)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, cwd=KIT_ROOT, check=True
+    )
+    assert done.stdout.split() == ["False", "0"]
