@@ -226,13 +226,17 @@ def code_cells(notebook_path: Path) -> list[Cell]:
 _MAGIC = "pass  # "  # what an IPython line is turned into
 
 
-_MAY_HOLD_MAGIC = re.compile(r"^\s*[%!]|\?$", re.M)  # every line strip_magics changes, and some it does not
+# Every line strip_magics changes, and some it does not: a line that starts with % or ! after white space (searched
+# in "\n" + the cell), or ends with ?. Two patterns that each begin with a character to look for, which re finds
+# fast: one ^\s*[%!]|\?$ tried at each place took 3 ms of the release's 286 kB self-check cell, in each grading.
+_MAY_START_MAGIC = re.compile(r"\n\s*[%!]")
+_MAY_ASK_HELP = re.compile(r"\?$", re.M)
 
 
 def strip_magics(source: str) -> str:
     """'%matplotlib inline', '!pip install x' and '%%time' are IPython, not Python: comment them out."""
-    if not _MAY_HOLD_MAGIC.search(source):
-        return source  # most cells: one search, not a look at each line
+    if not (_MAY_START_MAGIC.search("\n" + source) or _MAY_ASK_HELP.search(source)):
+        return source  # most cells: two searches, not a look at each line
     lines = []
     for line in source.split("\n"):
         stripped = line.lstrip()
