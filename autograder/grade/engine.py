@@ -51,7 +51,7 @@ from .judge import Mismatch
 from .mistakes import callees_first, catalogue, name_mistakes, prepare
 from .plan import Check, collect, hidden_summary
 from .reference import Reference, one_grading
-from .reference_process import ReferenceProcess
+from .reference_process import Forker, ForkerClient, ReferenceProcess
 from .submission import demo_cell_digests
 from .threads import single_threaded
 from .unfinished import not_started
@@ -240,6 +240,7 @@ class Grader:
         self.runtime = Runtime(zygote, isolation, gpu=watch)
         self._host_checked = False
         self.carry_forward_enabled = assignment.carry_forward
+        self.reference_forker: ForkerClient | None = None  # a grade-all worker's: where its reference runs start
 
     def _isolate(self, zygote: Zygote, secret_paths, hierarchy, found: str) -> Isolation:
         """The strongest tier for the device; with --device auto, the CPU's where CUDA cannot be isolated here."""
@@ -471,7 +472,12 @@ class Grader:
         for device in dict.fromkeys((self.device, "cpu")):  # on the CPU again where the GPU failed it
             folder = self.runtime.submission_folder()
             server = ReferenceProcess(
-                self.reference, callees, limits.memory_bytes, limits.timeout, limits.timeout * limits.wall_factor
+                self.reference,
+                callees,
+                limits.memory_bytes,
+                limits.timeout,
+                limits.timeout * limits.wall_factor,
+                self.reference_forker,
             )
             try:
                 session, copied, _ = self.open_session(submission, folder, device)
@@ -546,6 +552,11 @@ class Grader:
             )
         return results
 
+    def forker(self, workers: int) -> Forker:
+        """grade-all's Forker for ``workers`` workers (grade/reference_process.py): their carried runs' reference
+        processes start there, forked by this grader's zygote."""
+        return Forker(self.runtime.zygote, self.assignment.reference_path, self.assignment.name, workers)
+
     def for_worker(self) -> Grader:
         """A copy for another process (grade-all's workers): the same plan, reference and
         rehearsal, with a zygote, uids and scratch of its own. Made before the fork."""
@@ -560,6 +571,8 @@ class Grader:
         return worker
 
     def close(self) -> None:
+        if self.reference_forker is not None:
+            self.reference_forker.close()
         self.runtime.close()
 
     def __enter__(self):

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ctypes
 import faulthandler
+import json
 import os
 import pickle
 import resource
@@ -40,13 +41,20 @@ import signal
 import socket
 import struct
 import time
+from pathlib import Path
+from typing import TYPE_CHECKING
 
+from ..errors import KitError
 from ..interrupts import held_while_forking
 from ..public.carry import Message, error_reply, talk
 from ..sandbox.guest.isolation import address_space_now
 from ..sandbox.host.session import cpu_of
 from .carry import Overrun, Server, kinds
-from .reference import Reference
+from .reference import Reference, exec_source
+from .threads import single_threaded
+
+if TYPE_CHECKING:
+    from ..sandbox.host.client import Zygote
 
 _HEADER = struct.Struct("!Q")
 _POLL = 0.05  # seconds between looks at the reference's CPU time while it works
@@ -65,9 +73,21 @@ class ReferenceProcess:
     cpu_seconds: CPU time it may spend in the run; wall_seconds: time the grader waits on it in the run.
     """
 
-    def __init__(self, reference: Reference, names, memory_bytes: int, cpu_seconds: float, wall_seconds: float):
+    def __init__(
+        self,
+        reference: Reference,
+        names,
+        memory_bytes: int,
+        cpu_seconds: float,
+        wall_seconds: float,
+        forker: ForkerClient | None = None,
+    ):
+        """forker: where grade-all's workers have their reference's processes started (Forker); else this process
+        forks them."""
         self.reference = reference
-        self.kinds = kinds(reference, names)  # also loads the reference here, before any fork
+        self.forker = forker
+        # What each name is, from where the reference runs: without a forker, loaded here before any fork
+        self.kinds = forker.kinds(names) if forker is not None else kinds(reference, names)
         self.names = tuple(names)
         self.memory_bytes = memory_bytes
         self.cpu_seconds = cpu_seconds
@@ -113,6 +133,9 @@ class ReferenceProcess:
     def _start(self) -> None:
         if self._pid is not None:
             return
+        if self.forker is not None:
+            self._pid, self._sock = self.forker.start(self.names, self.memory_bytes)
+            return
         _preload_torch()
         ours, theirs = socket.socketpair()
         with held_while_forking():  # Ctrl-C and SIGTERM are the grader's: they stay held in the child, which it ends
@@ -137,7 +160,16 @@ class ReferenceProcess:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-            os.waitpid(pid, 0)
+            self._reap(pid)
+
+    def _reap(self, pid: int) -> int | None:
+        """How the process ended (os.waitpid's status), once it has; None where that is not known."""
+        if self.forker is not None:
+            return self.forker.wait(pid)
+        try:
+            return os.waitpid(pid, 0)[1]
+        except ChildProcessError:
+            return None
 
     def _send(self, meta: dict, arrays: dict) -> None:
         assert self._sock is not None  # started by _serve
@@ -177,15 +209,15 @@ class ReferenceProcess:
         """Why the process ended, from its exit status."""
         pid, self._pid = self._pid, None
         how = "ended"
-        if pid is not None:
+        status = None if pid is None else self._reap(pid)
+        if status is not None:
             try:
-                _, status = os.waitpid(pid, 0)
                 how = (
                     f"was killed by {signal.Signals(os.WTERMSIG(status)).name}"
                     if os.WIFSIGNALED(status)
                     else f"exited with status {os.WEXITSTATUS(status)}"
                 )
-            except (ChildProcessError, ValueError):
+            except ValueError:
                 pass
         return f"the reference standing in for {self._listed()} {how} while answering a call your code made"
 
@@ -200,6 +232,158 @@ def _preload_torch() -> None:
         import torch  # here: a NumPy assignment is graded without PyTorch until its first carried run  # noqa: F401
     except ImportError:
         pass
+
+
+# ------------------------------------------------------------------ grade-all's workers: one process starts them all
+
+
+class Forker:
+    """A process that starts the reference's processes of grade-all's workers' carried runs: forked by the sandbox's
+    zygote, so PyTorch is imported there already, and the reference loaded there at the first request. (grade-all's
+    own process imported PyTorch for its workers to fork with: 1 core-s while the zygote started, for nothing where
+    no error is carried forward, and each worker held PyTorch's memory.)
+
+    Never sandboxed: the zygote forks it as the grader's, and the grader's code runs in it alone (the zygote's
+    memory keeps nothing of it). A SOCK_SEQPACKET socket to each worker (``client(k)``, handed to worker k, then
+    ``handed(k)`` in grade-all's process). It keeps Ctrl-C and SIGTERM held and dies with the zygote
+    (PR_SET_PDEATHSIG), the processes it started with it (theirs). A request and its reply, JSON:
+
+        {"op": "kinds", "names": [...]}                       ->  {name: "module" or "function"}
+        {"op": "start", "names": [...], "memory_bytes": N}   ->  {"pid": P}, the process's socket with it (SCM_RIGHTS)
+        {"op": "wait", "pid": P}                              ->  {"status": S}: os.waitpid's, null where P is not its own
+
+    A worker kills the process it was given (same uid) and watches its CPU time in /proc, as of a process it forked.
+    """
+
+    def __init__(self, zygote: Zygote, reference_path: Path, name: str, workers: int):
+        self._zygote = zygote
+        target = f"{__name__}:serve_workers"
+        self.pid: int | None
+        self.pid, self._ours = zygote.helper(target, {"path": str(reference_path), "name": name}, workers)
+
+    def client(self, worker: int) -> ForkerClient:
+        return ForkerClient(self._ours[worker])
+
+    def handed(self, worker: int) -> None:
+        """Worker ``worker`` holds its socket now: this process's copy is closed."""
+        self._ours[worker].close()
+
+    def close(self) -> None:
+        for end in self._ours:
+            end.close()
+        pid, self.pid = self.pid, None
+        if pid is not None:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                self._zygote.wait(pid)  # the zygote reaps it
+            except (OSError, ValueError, KitError):
+                pass  # the zygote is gone, and the forker with it
+
+    def __enter__(self) -> Forker:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class ForkerClient:
+    """A worker's end of the Forker: the reference's process of a carried run started there, and its end told."""
+
+    def __init__(self, sock: socket.socket):
+        self.sock = sock
+
+    def kinds(self, names) -> dict[str, str]:
+        """What each of the reference's names is (grade/carry.py's ``kinds``), asked where the reference runs."""
+        reply, _ = self._ask({"op": "kinds", "names": list(names)})
+        return {str(name): str(kind) for name, kind in reply.items()}
+
+    def start(self, names, memory_bytes: int) -> tuple[int, socket.socket]:
+        """The pid of a reference's process answering ``names`` within ``memory_bytes``, and a socket to it."""
+        reply, fds = self._ask({"op": "start", "names": list(names), "memory_bytes": memory_bytes}, fds=1)
+        if len(fds) != 1:
+            raise KitError(f"{_FORKER} sent no socket with its reply")
+        return int(reply["pid"]), socket.socket(fileno=fds[0])
+
+    def wait(self, pid: int) -> int | None:
+        """How the process ended (os.waitpid's status), waited for there; None where it was not started there."""
+        status = self._ask({"op": "wait", "pid": pid})[0]["status"]
+        return None if status is None else int(status)
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def _ask(self, request: dict, fds: int = 0) -> tuple[dict, list[int]]:
+        """The reply to a request, and the descriptors that came with it; KitError where the forker is gone."""
+        try:
+            self.sock.send(json.dumps(request).encode())
+            message, received, _, _ = (
+                socket.recv_fds(self.sock, 1 << 16, fds) if fds else (self.sock.recv(1 << 16), [], 0, None)
+            )
+        except OSError as error:
+            raise KitError(f"{_FORKER} is gone ({error.strerror}): the kit could not grade this student") from None
+        if not message:
+            raise KitError(f"{_FORKER} is gone: the kit could not grade this student")
+        return json.loads(message), received
+
+
+_FORKER = "the process that starts the reference's processes"
+
+
+def serve_workers(ends: list[socket.socket], path: str, name: str) -> int:
+    """The Forker's process, forked by the zygote: answer each worker's requests until every worker has hung up;
+    the exit status (0)."""
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # never outlive the zygote
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})  # grade-all ends it
+    faulthandler.disable()
+    quiet = os.open(os.devnull, os.O_WRONLY)  # the zygote's stderr is read only when the zygote fails to start
+    os.dup2(quiet, 1)
+    os.dup2(quiet, 2)
+    os.close(quiet)
+    source = Path(path)
+    reference = Reference(lambda: exec_source(source.read_text(), str(source), f"reference_{name}"))
+    kept = sorted({0, 1, 2} | {end.fileno() for end in ends})
+    for low, high in zip(kept, kept[1:] + [os.sysconf("SC_OPEN_MAX")]):
+        os.closerange(low + 1, high)  # whatever else the zygote held: not this process's
+    started: set[int] = set()
+    listening = list(ends)
+    while listening:
+        for end in select.select(listening, [], [])[0]:
+            message = end.recv(1 << 16)
+            if not message:
+                listening.remove(end)
+                continue
+            request = json.loads(message)
+            if request["op"] == "kinds":  # the reference loaded here at the first
+                end.send(json.dumps(kinds(reference, request["names"])).encode())
+            elif request["op"] == "start":
+                pid, ours = _start_for_worker(reference, request, ends)
+                started.add(pid)
+                socket.send_fds(end, [json.dumps({"pid": pid}).encode()], [ours.fileno()])
+                ours.close()
+            else:  # "wait": the worker killed it, or it ended by itself (its socket closed)
+                pid = request["pid"]
+                status = os.waitpid(pid, 0)[1] if pid in started else None
+                started.discard(pid)
+                end.send(json.dumps({"status": status}).encode())
+    return 0
+
+
+def _start_for_worker(reference: Reference, request: dict, ends: list[socket.socket]) -> tuple[int, socket.socket]:
+    _preload_torch()
+    single_threaded()  # PyTorch on one thread before any fork, as in the grader's own process
+    ours, theirs = socket.socketpair()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child's exit status is what the tests see
+        code = 1
+        try:
+            for end in ends:
+                end.close()
+            ours.close()
+            code = _serve_forever(theirs, reference, tuple(request["names"]), int(request["memory_bytes"]))
+        finally:
+            os._exit(code)
+    theirs.close()
+    return pid, ours
 
 
 # ------------------------------------------------------------------ in the reference's process

@@ -9,9 +9,11 @@ import numpy as np
 import pytest
 import torch
 
+from autograder.errors import KitError
+from autograder.grade import engine
 from autograder.grade.carry import Server, allocation_asked, out_of_memory
-from autograder.grade.reference import Reference
-from autograder.grade.reference_process import ReferenceProcess
+from autograder.grade.reference import Reference, exec_source
+from autograder.grade.reference_process import Forker, ReferenceProcess
 from autograder.public.plain_trees import Encoder
 
 MiB = 1 << 20
@@ -35,6 +37,13 @@ def answer(reply) -> np.ndarray:
     return arrays[meta["result"]["a"]]
 
 
+MADE_UP = """
+import os
+import signal
+
+import torch
+
+
 def spin(x):
     while True:
         x = x + 1
@@ -50,21 +59,42 @@ def hoard(x):
 
 def crash(x):
     os.kill(os.getpid(), signal.SIGSEGV)
+"""
 
 
 @pytest.fixture(scope="module")
-def mha_reference(mha):
-    return Reference.of(mha)
+def references(mha, tmp_path_factory):
+    """By name, a reference and the file it is loaded from: the course's, and one of functions that show where and
+    how it runs."""
+    made_up = tmp_path_factory.mktemp("made_up") / "made_up.py"
+    made_up.write_text(MADE_UP)
+    loaded = Reference(lambda: exec_source(MADE_UP, str(made_up), "reference_made_up"))
+    return {"mha": (Reference.of(mha), mha.reference_path), "made_up": (loaded, made_up)}
 
 
-@pytest.fixture(scope="module")
-def made_up():
-    """A reference of functions that show where and how it runs."""
-    return Reference({"spin": spin, "whose": whose, "hoard": hoard, "crash": crash})
+@pytest.fixture(scope="module", params=["grader", "forker"])
+def lend(request, mha, references):
+    """lend(reference, *names, memory=, cpu=, wall=): a carried run's reference, its processes forked by this
+    process (a grader on its own), or by the Forker the zygote starts (grade-all's workers)."""
+    zygote = engine.Zygote(probes=(str(mha.probes_path),), torch=True) if request.param == "forker" else None
+    forkers: dict[str, Forker] = {}
 
+    def lent(which, *names, memory=256 * MiB, cpu=5.0, wall=30.0) -> ReferenceProcess:
+        reference, path = references[which]
+        client = None
+        if zygote is not None:
+            if which not in forkers:
+                forkers[which] = Forker(zygote, path, which, 1)
+            client = forkers[which].client(0)
+        return ReferenceProcess(
+            reference, names, memory_bytes=memory, cpu_seconds=cpu, wall_seconds=wall, forker=client
+        )
 
-def lent(reference, *names, memory=256 * MiB, cpu=5.0, wall=30.0) -> ReferenceProcess:
-    return ReferenceProcess(reference, names, memory_bytes=memory, cpu_seconds=cpu, wall_seconds=wall)
+    yield lent
+    for forker in forkers.values():
+        forker.close()
+    if zygote is not None:
+        zygote.close()
 
 
 def alive(pid: int) -> bool:
@@ -75,25 +105,25 @@ def alive(pid: int) -> bool:
         return False
 
 
-def test_the_reference_answers_as_in_process_but_from_a_process_of_its_own(mha_reference, made_up):
+def test_the_reference_answers_as_in_process_but_from_a_process_of_its_own(lend, references):
     """Does split_heads's stand-in get the same answer as the in-process server gives, computed in another process
     that is gone once the run closes?"""
     x = torch.arange(24.0).reshape(1, 2, 12)
     meta, arrays, _ = request("split_heads", x, 3)
-    in_process = answer(Server(mha_reference, ["split_heads"]).handle(meta, arrays, nobody))
-    server = lent(mha_reference, "split_heads")
+    in_process = answer(Server(references["mha"][0], ["split_heads"]).handle(meta, arrays, nobody))
+    server = lend("mha", "split_heads")
     try:
         assert np.array_equal(answer(server._serve(meta, arrays, nobody)), in_process)
     finally:
         server.close()
-    elsewhere = lent(made_up, "whose")
+    elsewhere = lend("made_up", "whose")
     pid = int(answer(elsewhere._serve(*request("whose", torch.zeros(1))[:2], nobody)))
     assert pid != os.getpid() and alive(pid)
     elsewhere.close()
     assert not alive(pid), "the reference's process outlived its run"
 
 
-def test_a_function_the_caller_passed_is_asked_of_the_student_through_the_grader(mha_reference):
+def test_a_function_the_caller_passed_is_asked_of_the_student_through_the_grader(lend):
     """Does the reference's call of the dropout the caller passed reach the student's side (the grader's callback),
     and its answer go back into the reference's computation?"""
     q = torch.eye(2).reshape(1, 2, 2)
@@ -111,7 +141,7 @@ def test_a_function_the_caller_passed_is_asked_of_the_student_through_the_grader
             "error": None,
         }, out
 
-    server = lent(mha_reference, "scaled_dot_product_attention")
+    server = lend("mha", "scaled_dot_product_attention")
     try:
         meta_out, arrays_out = server._serve(meta, arrays, student)
     finally:
@@ -122,10 +152,10 @@ def test_a_function_the_caller_passed_is_asked_of_the_student_through_the_grader
     assert np.allclose(output, (2 * probs @ q).numpy(), rtol=1e-6, atol=1e-7)
 
 
-def test_a_call_that_needs_more_memory_than_given_stops_the_runs_reference(made_up):
+def test_a_call_that_needs_more_memory_than_given_stops_the_runs_reference(lend):
     """Is a call whose answer would take 400 MiB, with 256 MiB given, refused saying how much it needed, and every
     later call of the run refused with the same reason, while the grader's process allocated none of it?"""
-    server = lent(made_up, "hoard")
+    server = lend("made_up", "hoard")
     before = _rss()
     try:
         meta, _ = server._serve(*request("hoard", torch.tensor([400.0]))[:2], nobody)
@@ -138,9 +168,9 @@ def test_a_call_that_needs_more_memory_than_given_stops_the_runs_reference(made_
     assert _rss() - before < 100 * MiB
 
 
-def test_a_call_that_works_past_its_cpu_time_is_stopped(made_up):
+def test_a_call_that_works_past_its_cpu_time_is_stopped(lend):
     """Is a reference that computes for longer than its CPU budget stopped, saying so, within about that budget?"""
-    server = lent(made_up, "spin", cpu=0.5)
+    server = lend("made_up", "spin", cpu=0.5)
     started = time.monotonic()
     try:
         meta, _ = server._serve(*request("spin", torch.zeros(1))[:2], nobody)
@@ -150,9 +180,9 @@ def test_a_call_that_works_past_its_cpu_time_is_stopped(made_up):
     assert time.monotonic() - started < 20  # a loaded machine gives it a fraction of a core: generous
 
 
-def test_a_reference_that_dies_is_told_by_its_signal_and_answers_no_more(made_up):
+def test_a_reference_that_dies_is_told_by_its_signal_and_answers_no_more(lend):
     """Does a crash of the reference's process end its answers with the signal named, the grader unharmed?"""
-    server = lent(made_up, "crash", "whose")
+    server = lend("made_up", "crash", "whose")
     try:
         meta, _ = server._serve(*request("crash", torch.zeros(1))[:2], nobody)
         assert "was killed by SIGSEGV" in meta["error"]
@@ -162,7 +192,7 @@ def test_a_reference_that_dies_is_told_by_its_signal_and_answers_no_more(made_up
         server.close()
 
 
-def test_the_students_failure_during_a_callback_ends_the_exchange_and_the_process(mha_reference):
+def test_the_students_failure_during_a_callback_ends_the_exchange_and_the_process(lend):
     """When the student's side dies while the reference waits on it, does that failure reach the grader as it is,
     with the reference's process gone?"""
     q = torch.eye(2).reshape(1, 2, 2)
@@ -174,13 +204,55 @@ def test_the_students_failure_during_a_callback_ends_the_exchange_and_the_proces
     def student(callback_meta, callback_arrays):
         raise Died("the student's process exited")
 
-    server = lent(mha_reference, "scaled_dot_product_attention")
+    server = lend("mha", "scaled_dot_product_attention")
     server._start()
     pid = server._pid
     with pytest.raises(Died):
         server._serve(meta, arrays, student)
     assert server._pid is None and not alive(pid)
     server.close()
+
+
+def test_the_forker_and_what_it_started_end_with_it(mha, references):
+    """Does the zygote's Forker load the reference itself (PyTorch already there), start a run's process that is not
+    the grader's own child, and leave neither once closed?"""
+    zygote = engine.Zygote(probes=(str(mha.probes_path),), torch=True)
+    forker = Forker(zygote, references["made_up"][1], "made_up", 2)
+    try:
+        client = forker.client(1)
+        assert client.kinds(["whose", "spin"]) == {"whose": "function", "spin": "function"}
+        server = ReferenceProcess(references["made_up"][0], ["whose"], 256 * MiB, 5.0, 30.0, client)
+        pid = int(answer(server._serve(*request("whose", torch.zeros(1))[:2], nobody)))
+        assert alive(pid) and pid not in (os.getpid(), forker.pid)
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)  # the forker's child, not this process's
+        helper = forker.pid
+    finally:
+        forker.close()
+        zygote.close()
+    deadline = time.monotonic() + 10
+    while (alive(pid) or alive(helper)) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not alive(pid) and not alive(helper)
+
+
+def test_a_forker_gone_is_the_kits_failure_never_the_students(mha, references):
+    """Where the Forker's process is gone (killed, crashed), does a carried run raise the kit's error, which grading
+    counts as the grader's own failure (engine.run_check), rather than tell the student the reference stopped?"""
+    zygote = engine.Zygote(probes=(str(mha.probes_path),), torch=True)
+    forker = Forker(zygote, references["made_up"][1], "made_up", 1)
+    try:
+        client = forker.client(0)
+        server = ReferenceProcess(references["made_up"][0], ["whose"], 256 * MiB, 5.0, 30.0, client)
+        os.kill(forker.pid, signal.SIGKILL)
+        with pytest.raises(KitError, match="the process that starts the reference's processes is gone"):
+            server._serve(*request("whose", torch.zeros(1))[:2], nobody)
+        assert server.stopped is None
+        with pytest.raises(KitError, match="is gone"):  # the next run's, as it is made
+            ReferenceProcess(references["made_up"][0], ["whose"], 256 * MiB, 5.0, 30.0, client)
+    finally:
+        forker.close()
+        zygote.close()
 
 
 def test_an_allocation_refused_is_told_by_how_much_it_asked():

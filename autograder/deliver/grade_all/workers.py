@@ -29,7 +29,7 @@ from ...assignments import Assignment
 from ...config import GradingConfig
 from ...errors import KitError, no_room
 from ...grade.engine import Grader
-from ...grade.threads import single_threaded
+from ...grade.reference_process import Forker
 from ...interrupts import ignore_interrupts, interrupt_once, let_through, start_held
 from ...results.atomic import write_atomically
 from ...results.outcome import KIT_ERROR, Outcome
@@ -84,7 +84,7 @@ def grade_students(
         assignment,
         config,
         secret_paths=secrets(extra_read=private),
-        meanwhile=lambda: _while_the_zygote_starts(assignment, jobs, run.out),
+        meanwhile=lambda: class_view.preload(assignment, run.out),  # while the zygote starts
     ) as grader:
         if grader.device_why:  # --device auto's choice, and why: each student's results.json says it too
             print(f"device: {grader.device} ({grader.device_why})", file=sys.stderr)
@@ -92,16 +92,6 @@ def grade_students(
             grader.check_host()  # the reference must get full marks here before any student is graded
             return _serial(grader, todo, run, progress)
         return _parallel(grader, todo, run, progress, jobs)  # it grades the reference beside the first students
-
-
-def _while_the_zygote_starts(assignment: Assignment, jobs: int, out: Path) -> None:
-    """What this process does while the sandbox's zygote imports its libraries: the class views that follow the
-    gradings load theirs (unless out keeps an earlier run's), and, where workers will fork from here, PyTorch is
-    imported once for all of them (a student whose error is carried forward is graded with the reference run here,
-    and each worker would import PyTorch for its first such student, 1.5 s, on its own)."""
-    class_view.preload(assignment, out)
-    if jobs > 1 and assignment.framework == "torch":
-        single_threaded(import_torch=True)
 
 
 def grade_student(grader: Grader, submission: Submission, run: Run) -> Grading:
@@ -197,6 +187,13 @@ def _worker(grader: Grader, run: Run, tasks, done, verdict: HostVerdict) -> None
 
 
 def _parallel(grader: Grader, todo: list[Submission], run: Run, progress: bool, jobs: int) -> dict[str, Grading]:
+    with grader.forker(jobs) as forker:  # forked by the zygote before the queues: it holds none of their pipes
+        return _by_workers(grader, todo, run, progress, jobs, forker)
+
+
+def _by_workers(
+    grader: Grader, todo: list[Submission], run: Run, progress: bool, jobs: int, forker: Forker
+) -> dict[str, Grading]:
     context = multiprocessing.get_context("fork")
     tasks, done = context.Queue(), context.Queue()
     for submission in todo:
@@ -209,13 +206,15 @@ def _parallel(grader: Grader, todo: list[Submission], run: Run, progress: bool, 
     gradings: dict[str, Grading] = {}
     try:
         try:  # the reference must get full marks here before any student's grading is written
-            for _ in range(jobs):
+            for k in range(jobs):
                 worker_grader = grader.for_worker()
+                worker_grader.reference_forker = forker.client(k)
                 start_held(
                     context.Process(target=_worker, args=(worker_grader, run, tasks, done, verdict), daemon=True),
                     workers,
                 )
-                worker_grader.runtime.zygote.sock.close()  # the worker holds it now
+                worker_grader.runtime.zygote.sock.close()  # the worker holds it now, and its forker's socket
+                forker.handed(k)
             grader.check_host()
         except BaseException:
             verdict.decide(False)  # each worker ends after the grading it is in, writing nothing

@@ -112,6 +112,18 @@ class Zygote:
         """Whether a student process could enter this isolation here: None, or why not."""
         return self._ask({"op": "probe", "request": request})["reason"]
 
+    def helper(self, target: str, arguments: dict, sockets: int) -> tuple[int, list[socket.socket]]:
+        """A process of the grader's forked from the zygote, never sandboxed, running ``target`` ("module:function",
+        called with its sockets and ``arguments``): its pid, and the other end of each of its ``sockets``."""
+        self.ready()
+        self.sock.send(
+            json.dumps({"op": "helper", "target": target, "arguments": arguments, "sockets": sockets}).encode()
+        )
+        message, fds, _, _ = socket.recv_fds(self.sock, 1 << 16, sockets)
+        if len(fds) != sockets:
+            raise KitError("the zygote could not start a process of the grader's")
+        return json.loads(message)["pid"], [socket.socket(fileno=fd) for fd in fds]
+
     def clone(self) -> Zygote:
         """A zygote of its own for another process of the grader, forked from this one."""
         self.ready()

@@ -95,6 +95,22 @@ def test_a_student_whose_feedback_cannot_be_written_is_left_to_grade_again(monke
     assert not (student_folder(tmp_path / "out", "ada") / "results.json").exists()
 
 
+class NoForker:
+    """grade-all's Forker where no student's error is carried forward: nothing to start."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        pass
+
+    def client(self, worker):
+        return None
+
+    def handed(self, worker):
+        pass
+
+
 class Quick(StandIn):
     """A grader of tests/deliver/students.py's report for any student, whose workers mark in ``folder`` when closed."""
 
@@ -105,6 +121,9 @@ class Quick(StandIn):
 
     def for_worker(self):
         return Quick(self.folder)
+
+    def forker(self, workers):
+        return NoForker()
 
     def check_host(self):
         pass
@@ -165,6 +184,9 @@ class Slow:
 
     def for_worker(self):
         return Slow(self.folder, f"worker{len(list(self.folder.glob('made-*')))}")
+
+    def forker(self, workers):
+        return NoForker()
 
     def check_host(self):
         pass  # the reference gets full marks here: the workers' gradings are kept
