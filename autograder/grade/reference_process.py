@@ -5,10 +5,11 @@ request is bounded (grade/carry.py's ``bounded``: values, axes, integers), but n
 what the reference makes of it: a query of shape (1024, 1, 24, 1) and a key that
 broadcasts against it are 49,152 values, and their scores (1024, 1024, 24, 24) are 4.8
 GB. So the reference never answers in the grader's process. Each carried run forks one
-process of the grader (the reference and PyTorch are imported already: about 20 ms),
-which runs grade/carry.py's ``Server`` under an address-space bound (RLIMIT_AS: an
-allocation past it fails in the reference) and a CPU-time budget that the grader
-watches, with a wall-clock backstop. The grader relays: each request of the student's
+process (the reference and PyTorch are imported already: about 20 ms): from the grader's
+process, or for grade-all's workers from the ``Forker``, a process the sandbox's zygote
+forks, PyTorch imported there (below). That process runs grade/carry.py's ``Server``
+under an address-space bound (RLIMIT_AS: an allocation past it fails in the reference)
+and a CPU-time budget that the grader watches, with a wall-clock backstop. The grader relays: each request of the student's
 process goes to that process, and a function the caller passed (a sublayer), which the
 reference calls, is asked of the student's process through the grader.
 
@@ -16,7 +17,8 @@ A request that the reference cannot answer within those bounds stops the run's
 reference: the stand-in is told why ("the reference would need 4.5 GiB of memory to
 answer ..."), refuses every later request of the run with the same reason, and
 ``stopped`` keeps it for the student's feedback. Nothing of it outlives the run: the
-process is killed and reaped when the run closes, and dies with the grader.
+process is killed and reaped when the run closes, and dies with the process it was forked
+from.
 
 Between the grader and that process (both trusted, one machine) messages are pickled
 (meta, arrays) pairs, as grade/carry.py exchanges them with the student's side:
