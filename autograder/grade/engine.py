@@ -484,6 +484,7 @@ class Grader:
                 session.carry, session.server = dict(server.kinds), server
                 try:
                     results = self._checks_of(session, name, copied, visible)
+                    _raise_the_kits_failure(name, results)
                     if name not in session.device_failures:
                         return results
                 finally:
@@ -580,6 +581,15 @@ class Grader:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _raise_the_kits_failure(name: str, results: list[CheckResult]) -> None:
+    """A carried run in which the grader itself broke (the reference's process gone, a bug) says nothing of the
+    student: its lower score would be dropped for the first run's (carry.py keeps the run that earns more) and the
+    kit's failure with it. KitError instead: the submission is not graded (KIT_ERROR), and a rerun grades it."""
+    broken = next((r for r in results if r.internal_error), None)
+    if broken is not None:
+        raise KitError(f"grading {name} again with the reference standing in failed: {broken.message}")
 
 
 def _read_unless_unreadable(read, entry, graded: tuple[str, ...]) -> dict:

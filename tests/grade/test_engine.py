@@ -8,6 +8,7 @@ import pytest
 
 from autograder.author.samples import sample_path
 from autograder.config import GradingConfig
+from autograder.deliver.one_submission import grade_one
 from autograder.errors import KitError
 from autograder.grade import engine, mistakes
 from autograder.grade.engine import (
@@ -24,6 +25,7 @@ from autograder.grade.plan import Check
 from autograder.public import wire
 from autograder.public.loader import Entry, definitions, graded_calls
 from autograder.results.model import CheckResult
+from autograder.results.outcome import KIT_ERROR
 from autograder.results.scoring import summarize
 from autograder.sandbox.host.session import StudentError
 
@@ -413,3 +415,30 @@ def test_code_that_fails_to_load_is_loaded_once_not_again_for_a_carried_run(mha,
     carried.write_bytes(sample_path(mha, "split_heads_without_transpose").read_bytes())
     layer = [c for c in mha_grader.grade(carried).hidden if c.name == "MultiHeadAttention"]
     assert all(c.carried == ["split_heads"] for c in layer) and opened.count(carried) > 1
+
+
+def test_a_carried_run_in_which_the_grader_broke_is_the_kits_error(mha, mha_grader, monkeypatch, tmp_path):
+    """A carried run whose checks the grader itself could not finish (the reference's process gone, a bug) scores
+    lower than the first run, and the run that earns more was kept: the student graded without it, the kit's
+    failure dropped with it. Is the submission the kit's error instead (not graded: a rerun grades it)?"""
+    carried = tmp_path / "split_heads_without_transpose.ipynb"
+    carried.write_bytes(sample_path(mha, "split_heads_without_transpose").read_bytes())
+    again = []
+    carried_run, run_check = mha_grader._carried_run, engine.run_check
+
+    def breaking(check, fixtures):  # the grader's own failure, in the carried runs only
+        result = run_check(check, fixtures)
+        if again:
+            result.passed, result.internal_error, result.message = False, True, "the grader itself failed (OSError)"
+        return result
+
+    def counted(*args, **kwargs):
+        again.append(args[1])
+        return carried_run(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "run_check", breaking)
+    monkeypatch.setattr(mha_grader, "_carried_run", counted)
+    outcome = grade_one(mha_grader, carried)
+    assert again, "no carried run: the sample no longer calls a failing name"
+    assert outcome.status == KIT_ERROR, outcome.status
+    assert "with the reference standing in failed: the grader itself failed (OSError)" in outcome.message
