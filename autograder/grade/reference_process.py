@@ -254,7 +254,9 @@ class Forker:
         {"op": "start", "names": [...], "memory_bytes": N}   ->  {"pid": P}, the process's socket with it (SCM_RIGHTS)
         {"op": "wait", "pid": P}                              ->  {"status": S}: os.waitpid's, null where P is not its own
 
-    A worker kills the process it was given (same uid) and watches its CPU time in /proc, as of a process it forked.
+    A worker kills the process it was given (same uid) and watches its CPU time in /proc, as of a process it forked;
+    what the Forker started for a worker it ends itself once that worker hangs up (a worker killed mid-run). A request
+    it cannot answer (a fork refused) is the kit's error for that run alone: it serves the next one.
     """
 
     def __init__(self, zygote: Zygote, reference_path: Path, name: str, workers: int):
@@ -264,7 +266,7 @@ class Forker:
         self.pid, self._ours = zygote.helper(target, {"path": str(reference_path), "name": name}, workers)
 
     def client(self, worker: int) -> ForkerClient:
-        return ForkerClient(self._ours[worker])
+        return ForkerClient(self._ours[worker], [end for k, end in enumerate(self._ours) if k != worker])
 
     def handed(self, worker: int) -> None:
         """Worker ``worker`` holds its socket now: this process's copy is closed."""
@@ -291,8 +293,16 @@ class Forker:
 class ForkerClient:
     """A worker's end of the Forker: the reference's process of a carried run started there, and its end told."""
 
-    def __init__(self, sock: socket.socket):
+    def __init__(self, sock: socket.socket, others: list[socket.socket] | None = None):
         self.sock = sock
+        self._others = list(others or [])
+
+    def forked(self) -> None:
+        """In the worker, once forked: the other workers' sockets are closed here, so that the Forker sees each
+        worker hang up when it ends (and ends what it started for it)."""
+        for end in self._others:
+            end.close()
+        self._others = []
 
     def kinds(self, names) -> dict[str, str]:
         """What each of the reference's names is (grade/carry.py's ``kinds``), asked where the reference runs."""
@@ -325,7 +335,10 @@ class ForkerClient:
             raise KitError(f"{_FORKER} is gone ({error.strerror}): the kit could not grade this student") from None
         if not message:
             raise KitError(f"{_FORKER} is gone: the kit could not grade this student")
-        return json.loads(message), received
+        reply = json.loads(message)
+        if isinstance(reply, dict) and "failed" in reply:
+            raise KitError(f"{_FORKER} could not answer: {reply['failed']}")
+        return reply, received
 
 
 _FORKER = "the process that starts the reference's processes"
@@ -346,28 +359,46 @@ def serve_workers(ends: list[socket.socket], path: str, name: str) -> int:
     kept = sorted({0, 1, 2} | {end.fileno() for end in ends})
     for low, high in zip(kept, kept[1:] + [os.sysconf("SC_OPEN_MAX")]):
         os.closerange(low + 1, high)  # whatever else the zygote held: not this process's
-    started: set[int] = set()
+    started: dict[int, socket.socket] = {}  # each process started, by pid: the worker's socket it was started for
     listening = list(ends)
     while listening:
         for end in select.select(listening, [], [])[0]:
             message = end.recv(1 << 16)
-            if not message:
+            if not message:  # the worker ended: so does what it started (its CPU time was watched there only)
                 listening.remove(end)
+                _end_all([pid for pid, owner in started.items() if owner is end], started)
                 continue
-            request = json.loads(message)
-            if request["op"] == "kinds":  # the reference loaded here at the first
-                end.send(json.dumps(kinds(reference, request["names"])).encode())
-            elif request["op"] == "start":
-                pid, ours = _start_for_worker(reference, request, ends)
-                started.add(pid)
-                socket.send_fds(end, [json.dumps({"pid": pid}).encode()], [ours.fileno()])
-                ours.close()
-            else:  # "wait": the worker killed it, or it ended by itself (its socket closed)
-                pid = request["pid"]
-                status = os.waitpid(pid, 0)[1] if pid in started else None
-                started.discard(pid)
-                end.send(json.dumps({"status": status}).encode())
+            try:
+                _answer(end, json.loads(message), reference, ends, started)
+            except Exception as error:  # that request fails, as the kit's, and the Forker serves the next ones
+                end.send(json.dumps({"failed": f"{type(error).__name__}: {error}"[:2000]}).encode())
     return 0
+
+
+def _answer(end: socket.socket, request: dict, reference: Reference, ends, started: dict) -> None:
+    if request["op"] == "kinds":  # the reference loaded here at the first
+        end.send(json.dumps(kinds(reference, request["names"])).encode())
+    elif request["op"] == "start":
+        pid, ours = _start_for_worker(reference, request, ends)
+        started[pid] = end
+        socket.send_fds(end, [json.dumps({"pid": pid}).encode()], [ours.fileno()])
+        ours.close()
+    elif request["op"] == "wait":  # the worker killed it, or it ended by itself (its socket closed)
+        pid = request["pid"]
+        status = os.waitpid(pid, 0)[1] if started.pop(pid, None) is not None else None
+        end.send(json.dumps({"status": status}).encode())
+    else:
+        raise ValueError(f"no request {request['op']!r}")
+
+
+def _end_all(pids: list[int], started: dict) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.waitpid(pid, 0)
+        del started[pid]
 
 
 def _start_for_worker(reference: Reference, request: dict, ends: list[socket.socket]) -> tuple[int, socket.socket]:

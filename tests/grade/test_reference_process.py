@@ -255,6 +255,70 @@ def test_a_forker_gone_is_the_kits_failure_never_the_students(mha, references):
         zygote.close()
 
 
+def test_what_a_worker_started_ends_when_the_worker_does(mha, references):
+    """A worker killed mid-run (out of memory, a crash) watched its reference's CPU time alone: does the Forker end
+    the processes it started for that worker once the worker's socket hangs up, and keep serving the others?"""
+    zygote = engine.Zygote(probes=(str(mha.probes_path),), torch=True)
+    forker = Forker(zygote, references["made_up"][1], "made_up", 2)
+    told, tell = os.pipe()
+    try:
+        worker = os.fork()
+        if worker == 0:  # pragma: no cover - a worker, killed below
+            try:
+                client = forker.client(0)
+                client.forked()
+                server = ReferenceProcess(references["made_up"][0], ["spin"], 256 * MiB, 600.0, 600.0, client)
+                server._start()
+                os.write(tell, str(server._pid).encode())
+                server._serve(*request("spin", torch.zeros(1))[:2], nobody)
+            finally:
+                os._exit(0)
+        forker.handed(0)
+        spinning = int(os.read(told, 64))
+        assert alive(spinning)
+        os.kill(worker, signal.SIGKILL)
+        os.waitpid(worker, 0)
+        deadline = time.monotonic() + 10
+        while alive(spinning) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not alive(spinning), "the reference's process outlived its worker"
+        assert forker.client(1).kinds(["whose"]) == {"whose": "function"}
+    finally:
+        os.close(told)
+        os.close(tell)
+        forker.close()
+        zygote.close()
+
+
+def test_a_request_that_fails_is_the_kits_error_and_the_forker_serves_on(mha, references):
+    """Does a request the Forker cannot answer (here one it does not know; a fork refused for want of memory or
+    processes alike) come back as the kit's error, and the next request get its answer, where one failure used to
+    end the Forker for every worker?"""
+    zygote = engine.Zygote(probes=(str(mha.probes_path),), torch=True)
+    forker = Forker(zygote, references["made_up"][1], "made_up", 1)
+    try:
+        client = forker.client(0)
+        with pytest.raises(KitError, match="could not answer: ValueError: no request 'fly'"):
+            client._ask({"op": "fly"})
+        assert client.kinds(["spin"]) == {"spin": "function"}
+    finally:
+        forker.close()
+        zygote.close()
+
+
+def test_a_forker_for_more_workers_than_a_message_carries_sockets(mha, references):
+    """Linux passes at most 253 descriptors in one message: does a Forker for 300 workers get a socket to each (the
+    zygote sends them a message of 250 at a time), where the zygote died of EINVAL?"""
+    zygote = engine.Zygote(probes=(str(mha.probes_path),), torch=True)
+    forker = Forker(zygote, references["made_up"][1], "made_up", 300)
+    try:
+        assert forker.client(299).kinds(["whose"]) == {"whose": "function"}
+        assert zygote.process.poll() is None, "the zygote died sending them"
+    finally:
+        forker.close()
+        zygote.close()
+
+
 def test_an_allocation_refused_is_told_by_how_much_it_asked():
     """Are PyTorch's and NumPy's refused allocations read as such, with the bytes they asked for?"""
     torch_error = RuntimeError(

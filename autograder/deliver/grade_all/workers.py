@@ -165,6 +165,8 @@ def _worker(grader: Grader, run: Run, tasks, done, verdict: HostVerdict) -> None
     interrupt_once()
     try:
         let_through()  # what came since the fork is raised here, in the try
+        if grader.reference_forker is not None:
+            grader.reference_forker.forked()
         while True:
             submission = tasks.get()
             if submission is None:

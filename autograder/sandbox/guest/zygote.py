@@ -47,6 +47,7 @@ TORCH = (
 
 
 UMASK = 0o022
+FDS_AT_ONCE = 250  # descriptors sent in one message: Linux takes at most 253 (SCM_MAX_FD)
 
 
 def preload(modules) -> None:
@@ -184,9 +185,13 @@ def _fork_helper(sock: socket.socket, request: dict) -> None:
             os._exit(code)
     for _, theirs in pairs:
         theirs.close()
-    socket.send_fds(sock, [json.dumps({"pid": pid}).encode()], [ours.fileno() for ours, _ in pairs])
-    for ours, _ in pairs:
-        ours.close()
+    ours = [end for end, _ in pairs]
+    for first in range(0, len(ours), FDS_AT_ONCE):  # a message carries at most 253 (SCM_MAX_FD): --jobs 300 too
+        socket.send_fds(
+            sock, [json.dumps({"pid": pid}).encode()], [end.fileno() for end in ours[first : first + FDS_AT_ONCE]]
+        )
+    for end in ours:
+        end.close()
 
 
 def become_subreaper() -> None:

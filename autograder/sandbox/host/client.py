@@ -119,9 +119,14 @@ class Zygote:
         self.sock.send(
             json.dumps({"op": "helper", "target": target, "arguments": arguments, "sockets": sockets}).encode()
         )
-        message, fds, _, _ = socket.recv_fds(self.sock, 1 << 16, sockets)
-        if len(fds) != sockets:
-            raise KitError("the zygote could not start a process of the grader's")
+        fds: list[int] = []
+        while len(fds) < sockets:  # a message at a time, each with up to 250 of them (the zygote's FDS_AT_ONCE)
+            message, more, _, _ = socket.recv_fds(self.sock, 1 << 16, sockets - len(fds))
+            if not more:
+                for fd in fds:
+                    os.close(fd)
+                raise KitError("the zygote could not start a process of the grader's")
+            fds += more
         return json.loads(message)["pid"], [socket.socket(fileno=fd) for fd in fds]
 
     def clone(self) -> Zygote:
