@@ -174,8 +174,8 @@ def _fork_helper(sock: socket.socket, request: dict) -> None:
         code = 1
         try:
             sock.close()
-            for ours, _ in pairs:
-                ours.close()
+            for kept_here, _ in pairs:
+                kept_here.close()
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # its children are its own to reap, not this loop's
             module, function = request["target"].split(":")
             code = getattr(importlib.import_module(module), function)(
@@ -185,12 +185,12 @@ def _fork_helper(sock: socket.socket, request: dict) -> None:
             os._exit(code)
     for _, theirs in pairs:
         theirs.close()
-    ours = [end for end, _ in pairs]
-    for first in range(0, len(ours), FDS_AT_ONCE):  # a message carries at most 253 (SCM_MAX_FD): --jobs 300 too
+    back = [end for end, _ in pairs]
+    for first in range(0, len(back), FDS_AT_ONCE):  # a message carries at most 253 (SCM_MAX_FD): --jobs 300 too
         socket.send_fds(
-            sock, [json.dumps({"pid": pid}).encode()], [end.fileno() for end in ours[first : first + FDS_AT_ONCE]]
+            sock, [json.dumps({"pid": pid}).encode()], [end.fileno() for end in back[first : first + FDS_AT_ONCE]]
         )
-    for end in ours:
+    for end in back:
         end.close()
 
 
