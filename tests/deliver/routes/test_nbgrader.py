@@ -84,10 +84,10 @@ def test_a_failure_of_the_kit_raises_and_scores_nothing(mha, capsys, monkeypatch
     assert "of 2 points" not in capsys.readouterr().out
 
 
-def test_the_notebooks_code_is_seen_as_a_check_sees_a_student():
+def test_the_notebooks_code_is_seen_as_a_check_sees_a_student(mha):
     """Does a probe run on the kernel's globals give its outputs, and raise StudentError with the evidence the
     sandboxed route records where the code raises?"""
-
+    mha.module("probes")  # registered as a hidden cell's graders register them (not by an earlier test here)
     student = InProcessStudent({"tokenize": lambda text: text.lower().split()}, "tokenize")
     inputs = {"text": "Hello World"}
     assert [str(t) for t in student.run("mha.tokenize", inputs)["tokens"]] == ["hello", "world"]
