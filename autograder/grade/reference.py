@@ -244,12 +244,16 @@ class Reference:
 
     @classmethod
     def of(cls, assignment: Assignment) -> Reference:
-        path = assignment.reference_path
+        return cls.from_file(assignment.reference_path, assignment.name, store=store_of(assignment))
+
+    @classmethod
+    def from_file(cls, path: Path, name: str, store: OutputStore | None = None) -> Reference:
+        """The reference of assignment ``name`` in the file at path, loaded at its first use."""
 
         def load() -> dict:
-            return exec_source(path.read_text(), str(path), f"reference_{assignment.name}")
+            return exec_source(path.read_text(), str(path), f"reference_{name}")
 
-        return cls(load, store=store_of(assignment))
+        return cls(load, store=store)
 
     @property
     def impl(self) -> Implementation:

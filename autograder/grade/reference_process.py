@@ -52,7 +52,7 @@ from ..public.carry import Message, error_reply, talk
 from ..sandbox.guest.isolation import address_space_now
 from ..sandbox.host.session import cpu_of
 from .carry import Overrun, Server, kinds
-from .reference import Reference, exec_source
+from .reference import Reference
 from .threads import single_threaded
 
 if TYPE_CHECKING:
@@ -354,8 +354,7 @@ def serve_workers(ends: list[socket.socket], path: str, name: str) -> int:
     os.dup2(quiet, 1)
     os.dup2(quiet, 2)
     os.close(quiet)
-    source = Path(path)
-    reference = Reference(lambda: exec_source(source.read_text(), str(source), f"reference_{name}"))
+    reference = Reference.from_file(Path(path), name)
     kept = sorted({0, 1, 2} | {end.fileno() for end in ends})
     for low, high in zip(kept, kept[1:] + [os.sysconf("SC_OPEN_MAX")]):
         os.closerange(low + 1, high)  # whatever else the zygote held: not this process's
